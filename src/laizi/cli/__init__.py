@@ -1,0 +1,24 @@
+"""The ``laizi`` command: one Typer application, one module per subcommand.
+
+Each subcommand module registers itself on :data:`app` when imported; the list below is the
+whole command set.  Exit codes follow INTERFACES.md (see :mod:`laizi.cli.common`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from laizi.cli.common import app
+
+# Subcommand modules register their commands on `app` when imported.
+# (subcommand imports follow)
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Entry point of the ``laizi`` console script."""
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover - interactive only
+        sys.exit(130)

@@ -1,0 +1,96 @@
+"""What every subcommand shares: the Typer app, exit codes, JSON output, input reading.
+
+Exit codes (INTERFACES.md): 0 success, 1 bad input, 2 usage error (Typer/Click's own),
+3 illegal action in a replayed script, 4 a record failed verification.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+from laizi.i18n import Lang, resolve_lang
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 1
+EXIT_USAGE = 2
+EXIT_ILLEGAL_ACTION = 3
+EXIT_VERIFY_FAILED = 4
+
+app = typer.Typer(
+    name="laizi",
+    help="Wuhan (武汉麻将) and Baishan (白山麻将) mahjong: analyse hands, score, replay, play.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+LangOption = typer.Option(None, "--lang", help="Language of the text: zh or en (else LAIZI_LANG, else the locale).")
+
+
+def lang_or_exit(explicit: str | None) -> Lang:
+    """The language to use, or exit 2 naming the bad ``--lang`` value."""
+    try:
+        return resolve_lang(explicit)
+    except ValueError as error:
+        fail(str(error), code=EXIT_USAGE)
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    """Print ``message`` to stderr and exit with ``code`` — never a traceback."""
+    typer.echo(f"laizi: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def json_number(value: Fraction | int | float) -> int | float:
+    """A number for JSON: an integer when whole, a decimal otherwise (``37.5``)."""
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return int(value.numerator)
+        return float(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON for one output line, keeping Chinese text readable."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_default)
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return json_number(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def read_text(source: str) -> str:
+    """The text of ``source``: a file path, or ``-`` for standard input.  Exit 1 if unreadable."""
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot read {source}: {error.strerror or error}")
+    except UnicodeDecodeError:
+        fail(f"cannot read {source}: not UTF-8 text")
+
+
+def load_json(source: str) -> Any:
+    """Parse strict JSON from a file or ``-``; exit 1 with the position of a syntax error."""
+    text = read_text(source)
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        fail(f"{source}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")
+    except ValueError as error:
+        fail(f"{source}: not valid JSON: {error}")
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not strict JSON")
