@@ -1,0 +1,56 @@
+"""The game engine: a pure, deterministic, event-sourced state machine (issue 4).
+
+>>> from laizi.engine import make_ruleset, new_hand, legal_actions, apply, view
+>>> state, events = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0, seed=bytes(32))
+>>> [e["type"] for e in events]
+['start', 'deal']
+>>> action = legal_actions(state, 0)[0]
+>>> apply(state, action)[0]["type"]
+'discard'
+
+No I/O, no clock, no randomness: walls come from seeds (:mod:`laizi.engine.wall`), rules from a
+:class:`Ruleset` (:mod:`laizi.engine.wuhan`), and every step returns the events a record keeps
+(:mod:`laizi.engine.record`).  ``docs/engine.md`` documents the whole thing.
+"""
+
+from laizi.engine.actions import Action, ActionError
+from laizi.engine.game import IllegalAction, apply, legal_actions, new_hand, why_illegal
+from laizi.engine.match import Match
+from laizi.engine.playout import play_out
+from laizi.engine.record import RecordError, Verdict, parse_record, replay_record, to_jsonl, verify
+from laizi.engine.registry import RULESETS, make_ruleset
+from laizi.engine.ruleset import Ruleset, Specials, WinOffer
+from laizi.engine.state import HandState, PlayerState, TableMeld
+from laizi.engine.view import view
+from laizi.engine.wall import commitment, parse_seed, wall_from_parts, wall_from_seed
+
+__all__ = [
+    "RULESETS",
+    "Action",
+    "ActionError",
+    "HandState",
+    "IllegalAction",
+    "Match",
+    "PlayerState",
+    "RecordError",
+    "Ruleset",
+    "Specials",
+    "TableMeld",
+    "Verdict",
+    "WinOffer",
+    "apply",
+    "commitment",
+    "legal_actions",
+    "make_ruleset",
+    "new_hand",
+    "parse_record",
+    "parse_seed",
+    "play_out",
+    "replay_record",
+    "to_jsonl",
+    "verify",
+    "view",
+    "wall_from_parts",
+    "wall_from_seed",
+    "why_illegal",
+]

@@ -1,0 +1,583 @@
+"""The state machine of one hand: ``new_hand``, ``legal_actions``, ``apply``.
+
+Pure: no I/O, no clock, no randomness.  The wall comes from a seed (or is given whole); every
+question a rule text answers goes to the state's :class:`~laizi.engine.ruleset.Ruleset`.
+``apply`` changes the state in place and returns the events it produced (plain JSON-ready
+dicts, one record line each); draws happen by themselves inside ``apply``.
+
+Phases (``state.phase``): ``turn`` — the seat to act discards, konges, lays out or wins;
+``claim`` — the other seats decide on a discard; ``rob`` — they decide on an added kong (抢杠);
+``final`` — the 海底 round, the seat that drew may only win or pass; ``over``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from laizi.engine.actions import (
+    ABANDON,
+    ADDED_KONG,
+    CHOW,
+    CONCEALED_KONG,
+    DISCARD,
+    KONG,
+    LAY_OUT,
+    PASS,
+    PUNG,
+    WIN,
+    Action,
+)
+from laizi.engine.ruleset import Ruleset, WinOffer
+from laizi.engine.state import (
+    CLAIM,
+    FINAL,
+    OVER,
+    ROB,
+    TURN,
+    HandState,
+    PlayerState,
+    TableMeld,
+)
+from laizi.engine.wall import WALL_SIZE, WallError, commitment, wall_from_seed
+from laizi.tiles import format_tile, format_tiles
+
+__all__ = [
+    "IllegalAction",
+    "apply",
+    "legal_actions",
+    "new_hand",
+    "number",
+]
+
+Event = dict[str, Any]
+TILE = tuple(format_tile(t) for t in range(34))
+_SELF_DRAW = "self_draw"
+_DISCARD_WIN = "discard"
+_ROB_KONG = "rob_kong"
+
+
+class IllegalAction(ValueError):
+    """An action the state does not allow: ``reason`` says why, ``legal`` what was allowed."""
+
+    def __init__(self, action: Action, reason: str, legal: list[Action]) -> None:
+        self.action = action
+        self.reason = reason
+        self.legal = legal
+        shown = ", ".join(a.notation() for a in legal) or "nothing"
+        super().__init__(f"{action.notation()}: {reason}; legal: {shown}")
+
+
+def number(value: Fraction | int) -> int | float:
+    """A point amount for JSON: an integer when whole, else a decimal (exact for 1/2^k)."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    return value
+
+
+# --- starting a hand --------------------------------------------------------------------------
+
+
+def new_hand(
+    ruleset: Ruleset,
+    dealer: int = 0,
+    *,
+    seed: bytes | None = None,
+    wall: tuple[int, ...] | None = None,
+    hand_number: int = 0,
+    scores: tuple[Fraction, ...] | None = None,
+) -> tuple[HandState, list[Event]]:
+    """Deal a hand from a 256-bit ``seed`` (fair deals, Part C) or from a whole ``wall``.
+
+    Returns the state (the dealer to act) and the ``start`` and ``deal`` events.
+    """
+    if (seed is None) == (wall is None):
+        raise ValueError("give exactly one of seed or wall")
+    if seed is not None:
+        wall = wall_from_seed(seed)
+    assert wall is not None
+    if len(wall) != WALL_SIZE:
+        raise WallError("wall", f"must be {WALL_SIZE} tiles")
+    players = [PlayerState([0] * 34) for _ in range(4)]
+    position = 0
+    for k in range(4):
+        seat = (dealer + k) % 4
+        size = 14 if k == 0 else 13
+        counts = players[seat].counts
+        for tile in wall[position : position + size]:
+            counts[tile] += 1
+        position += size
+    indicator = None
+    if ruleset.uses_indicator:
+        indicator = wall[position]
+        position += 1
+    specials = ruleset.specials(indicator)
+    laid_out_kinds = specials.laid_out_kinds
+    state = HandState(
+        ruleset=ruleset,
+        dealer=dealer,
+        wall=tuple(wall),
+        front=position,
+        back=WALL_SIZE,
+        specials=specials,
+        players=players,
+        seed=seed,
+        commitment=None if seed is None else commitment(seed),
+        hand_number=hand_number,
+        scores=tuple(scores) if scores is not None else (Fraction(0),) * 4,
+        turn=dealer,
+        drawn=wall[13],
+        special_mask=tuple(kind in laid_out_kinds for kind in range(34)),
+    )
+    start: Event = {
+        "type": "start",
+        "game": ruleset.game,
+        "rules": ruleset.settings_json(),
+        "hand": hand_number,
+        "dealer": dealer,
+        "scores": [number(s) for s in state.scores],
+        "commitment": state.commitment,
+    }
+    if seed is None:
+        start["wall"] = "".join(TILE[t] for t in wall)
+    deal: Event = {
+        "type": "deal",
+        "hands": [format_tiles(p.concealed()) for p in players],
+        "indicator": None if indicator is None else TILE[indicator],
+        "laizi": None if specials.laizi is None else TILE[specials.laizi],
+        "pi": [TILE[t] for t in specials.pi],
+        "must_gang": [TILE[t] for t in sorted(specials.must_gang)],
+    }
+    state.events = 2
+    return state, [start, deal]
+
+
+# --- what may be done -------------------------------------------------------------------------
+
+
+def legal_actions(state: HandState, seat: int) -> list[Action]:
+    """Every action ``seat`` may take now, in a fixed order.
+
+    ``abandon`` (逃跑) is always allowed to a seated player while the hand runs and is not listed.
+    """
+    phase = state.phase
+    if phase == TURN:
+        return _turn_actions(state) if seat == state.turn else []
+    if phase in (CLAIM, ROB):
+        if seat in state.decisions:
+            return []
+        options = state.options.get(seat)
+        return [*options, Action(seat, PASS)] if options else []
+    if phase == FINAL and seat == state.turn:
+        return [Action(seat, WIN), Action(seat, PASS)]
+    return []
+
+
+def _turn_actions(state: HandState) -> list[Action]:
+    seat = state.turn
+    player = state.players[seat]
+    counts = player.counts
+    mask = state.special_mask
+    can_replace = state.back > state.front
+    actions: list[Action] = []
+    kongs: list[Action] = []
+    for kind in range(34):
+        n = counts[kind]
+        if not n:
+            continue
+        if mask[kind]:
+            # A4/A3: a must-gang tile or laizi is laid out; discarding it counts as laying it out.
+            if can_replace:
+                actions.append(Action(seat, DISCARD, kind))
+                kongs.append(Action(seat, LAY_OUT, kind))
+            continue
+        actions.append(Action(seat, DISCARD, kind))
+        if n == 4 and can_replace:
+            kongs.append(Action(seat, CONCEALED_KONG, kind))
+    if can_replace:
+        for meld in player.melds:
+            if meld.kind == PUNG and counts[meld.tiles[0]]:
+                kongs.append(Action(seat, ADDED_KONG, meld.tiles[0]))
+    actions += kongs
+    if state.drawn is not None and _offer(state, seat, state.drawn, _SELF_DRAW) is not None:
+        actions.append(Action(seat, WIN))
+    return actions
+
+
+def _offer(state: HandState, seat: int, tile: int, how: str) -> WinOffer | None:
+    key = (seat, how)
+    if key in state.offers:
+        return state.offers[key]
+    offer = state.ruleset.win_offer(state, seat, tile, how)
+    state.offers[key] = offer  # type: ignore[assignment]
+    return offer
+
+
+def why_illegal(state: HandState, action: Action) -> str:
+    """A short reason an action is not legal now (for error messages)."""
+    seat = action.seat
+    if state.phase == OVER:
+        return "the hand is over"
+    acting = state.to_act()
+    if seat not in acting:
+        if state.phase in (CLAIM, ROB) and seat in state.decisions:
+            return f"seat {seat} has already decided on this tile"
+        if state.phase in (CLAIM, ROB):
+            return f"seat {seat} has no claim on {TILE[state.claim_tile or 0]}"
+        return f"it is seat {state.turn}'s turn, not seat {seat}'s"
+    player = state.players[seat]
+    tile = action.tile
+    if tile is not None and action.type in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG):
+        if not player.counts[tile]:
+            return f"seat {seat} holds no {TILE[tile]}"
+        if action.type == LAY_OUT and not state.special_mask[tile]:
+            return f"{TILE[tile]} is neither a must-gang tile nor the laizi"
+        if action.type == CONCEALED_KONG and state.special_mask[tile]:
+            return f"{TILE[tile]} can't be konged, only laid out"
+        if action.type == CONCEALED_KONG:
+            return f"seat {seat} holds {player.counts[tile]} {TILE[tile]}, not 4"
+        if action.type == ADDED_KONG:
+            return f"seat {seat} has no pung of {TILE[tile]}"
+    if action.type == WIN:
+        return "the rules do not allow this win"
+    if action.type == CHOW and state.phase == CLAIM:
+        discarder = state.claim_from if state.claim_from is not None else -1
+        if not state.ruleset.chow_allowed(discarder, seat):
+            return f"seat {seat} may chow only from the previous seat"
+        return f"{action.notation()} is not a chow of {TILE[state.claim_tile or 0]} from the hand"
+    if state.phase == FINAL:
+        return "in the final round (海底) a seat may only win or pass"
+    if state.phase in (CLAIM, ROB):
+        return f"not a claim seat {seat} can make on {TILE[state.claim_tile or 0]}"
+    return f"{action.type} is not possible now"
+
+
+# --- doing it ---------------------------------------------------------------------------------
+
+
+def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event]:
+    """Play ``action``; change ``state`` in place; return the events, in order.
+
+    Raises :class:`IllegalAction` (state unchanged) unless the action is legal.  ``check=False``
+    skips the test for callers that took the action from :func:`legal_actions` themselves.
+    """
+    if state.phase == OVER:
+        raise IllegalAction(action, "the hand is over", [])
+    seat = action.seat
+    if action.type == ABANDON:
+        if not 0 <= seat <= 3:
+            raise IllegalAction(action, "no such seat", [])
+        events: list[Event] = [{"type": "abandon", "seat": seat}]
+        payments = state.ruleset.escape_payments(seat)
+        _end(state, events, "abandon", None, payments, None, None, escaped=seat)
+        state.events += len(events)
+        return events
+    if check:
+        legal = legal_actions(state, seat)
+        if action not in legal:
+            raise IllegalAction(action, why_illegal(state, action), legal)
+    events = []
+    phase = state.phase
+    if phase == TURN:
+        _turn(state, action, events)
+    elif phase == FINAL:
+        if action.type == WIN:
+            assert state.drawn is not None
+            _win(state, events, seat, _SELF_DRAW, state.drawn, None)
+        else:
+            events.append({"type": "pass", "seat": seat})
+            _final_draw(state, events, (seat + 1) % 4)
+    else:
+        _decide(state, action, events)
+    state.events += len(events)
+    return events
+
+
+def _turn(state: HandState, action: Action, events: list[Event]) -> None:
+    seat = action.seat
+    kind = action.type
+    tile = action.tile
+    player = state.players[seat]
+    if kind == WIN:
+        assert state.drawn is not None
+        _win(state, events, seat, _SELF_DRAW, state.drawn, None)
+        return
+    assert tile is not None
+    if kind == DISCARD and not state.special_mask[tile]:
+        _discard(state, events, seat, tile)
+        return
+    if kind in (DISCARD, LAY_OUT):
+        player.counts[tile] -= 1
+        player.laid_out.append(tile)
+        state.kongs_made += 1
+        if kind == DISCARD:
+            events.append({"type": "discard", "seat": seat, "tile": TILE[tile], "lay_out": True})
+        else:
+            events.append({"type": "lay_out", "seat": seat, "tile": TILE[tile]})
+        _replacement(state, events, seat)
+    elif kind == CONCEALED_KONG:
+        player.counts[tile] -= 4
+        player.melds.append(TableMeld(CONCEALED_KONG, (tile,) * 4, None))
+        state.kongs_made += 1
+        events.append({"type": "concealed_kong", "seat": seat, "tile": TILE[tile]})
+        _replacement(state, events, seat)
+    elif kind == ADDED_KONG:
+        player.counts[tile] -= 1
+        events.append({"type": "added_kong", "seat": seat, "tile": TILE[tile]})
+        _open_window(state, events, seat, tile, ROB)
+    else:  # pragma: no cover - legal_actions offers nothing else on a turn
+        raise AssertionError(kind)
+
+
+def _discard(state: HandState, events: list[Event], seat: int, tile: int) -> None:
+    player = state.players[seat]
+    player.counts[tile] -= 1
+    player.river.append(tile)
+    events.append({"type": "discard", "seat": seat, "tile": TILE[tile]})
+    _open_window(state, events, seat, tile, CLAIM)
+
+
+def _open_window(state: HandState, events: list[Event], seat: int, tile: int, phase: str) -> None:
+    """Find every seat that may claim ``tile``; ask them, or move on when nobody may."""
+    state.offers.clear()
+    state.decisions.clear()
+    options: dict[int, list[Action]] = {}
+    ruleset = state.ruleset
+    how = _ROB_KONG if phase == ROB else _DISCARD_WIN
+    can_replace = state.back > state.front
+    for k in (1, 2, 3):
+        other = (seat + k) % 4
+        player = state.players[other]
+        opts: list[Action] = []
+        if not player.win_locked and _offer(state, other, tile, how) is not None:
+            opts.append(Action(other, WIN))
+        if phase == CLAIM and not state.special_mask[tile]:
+            n = player.counts[tile]
+            if n >= 2:
+                opts.append(Action(other, PUNG))
+                if n == 3 and can_replace:
+                    opts.append(Action(other, KONG))
+            if tile < 27 and ruleset.chow_allowed(seat, other):
+                opts += _chows(state, other, tile)
+        if opts:
+            options[other] = opts
+    state.claim_tile = tile
+    state.claim_from = seat
+    state.options = options
+    if options:
+        state.phase = phase
+        return
+    if phase == ROB:
+        _complete_added_kong(state, events, seat, tile)
+    else:
+        _normal_draw(state, events, (seat + 1) % 4)
+
+
+def _chows(state: HandState, seat: int, tile: int) -> list[Action]:
+    counts = state.players[seat].counts
+    mask = state.special_mask
+    rank = tile % 9
+    found: list[Action] = []
+    for low in (tile - 2, tile - 1, tile):
+        if low < tile - rank or low + 2 > tile - rank + 8:
+            continue  # the sequence would leave the suit
+        others = [t for t in (low, low + 1, low + 2) if t != tile]
+        # A3/A4: a laizi or must-gang tile can never help to chow.
+        if all(counts[t] and not mask[t] for t in others):
+            found.append(Action(seat, CHOW, None, (low, low + 1, low + 2)))
+    return found
+
+
+def _decide(state: HandState, action: Action, events: list[Event]) -> None:
+    seat = action.seat
+    if action.type == PASS:
+        events.append({"type": "pass", "seat": seat})
+    else:
+        event: Event = {"type": "claim", "seat": seat, "claim": action.type}
+        if action.tiles is not None:
+            event["tiles"] = "".join(TILE[t][0] for t in action.tiles) + TILE[action.tiles[0]][1]
+        events.append(event)
+    if action.type != WIN and state.ruleset.pass_win_locked():
+        how = _ROB_KONG if state.phase == ROB else _DISCARD_WIN
+        if state.offers.get((seat, how)) is not None:
+            state.players[seat].win_locked = True  # 过胡 (A6): no win until its own draw
+    state.decisions[seat] = action
+    if len(state.decisions) == len(state.options):
+        _resolve(state, events)
+
+
+def _resolve(state: HandState, events: list[Event]) -> None:
+    """Settle the window by priority: win > pung/kong > chow (A5), wins in A6's order."""
+    tile = state.claim_tile
+    discarder = state.claim_from
+    assert tile is not None and discarder is not None
+    decisions = state.decisions
+    winners = [seat for seat, a in decisions.items() if a.type == WIN]
+    if winners:
+        for seat in state.ruleset.win_order(state.dealer, discarder):
+            if seat in winners:
+                how = _ROB_KONG if state.phase == ROB else _DISCARD_WIN
+                _win(state, events, seat, how, tile, discarder)
+                return
+    if state.phase == ROB:
+        _complete_added_kong(state, events, discarder, tile)
+        return
+    chosen = [a for a in decisions.values() if a.type in (PUNG, KONG)]
+    chosen = chosen or [a for a in decisions.values() if a.type == CHOW]
+    if not chosen:
+        _normal_draw(state, events, (discarder + 1) % 4)
+        return
+    action = chosen[0]
+    seat = action.seat
+    player = state.players[seat]
+    source = state.players[discarder]
+    source.claimed.append(len(source.river) - 1)
+    player.openings += 1
+    if action.type == CHOW:
+        assert action.tiles is not None
+        for t in action.tiles:
+            if t != tile:
+                player.counts[t] -= 1
+        player.melds.append(TableMeld(CHOW, action.tiles, discarder))
+        text = "".join(TILE[t][0] for t in action.tiles) + TILE[tile][1]
+        events.append(
+            {"type": "chow", "seat": seat, "tiles": text, "tile": TILE[tile], "from": discarder}
+        )
+        _begin_turn(state, seat, None, False)
+    elif action.type == PUNG:
+        player.counts[tile] -= 2
+        player.melds.append(TableMeld(PUNG, (tile,) * 3, discarder))
+        events.append({"type": "pung", "seat": seat, "tile": TILE[tile], "from": discarder})
+        _begin_turn(state, seat, None, False)
+    else:
+        player.counts[tile] -= 3
+        player.melds.append(TableMeld("exposed_kong", (tile,) * 4, discarder))
+        state.kongs_made += 1
+        events.append({"type": "kong", "seat": seat, "tile": TILE[tile], "from": discarder})
+        _replacement(state, events, seat)
+
+
+def _complete_added_kong(state: HandState, events: list[Event], seat: int, tile: int) -> None:
+    melds = state.players[seat].melds
+    for index, meld in enumerate(melds):
+        if meld.kind == PUNG and meld.tiles[0] == tile:
+            melds[index] = TableMeld(ADDED_KONG, (tile,) * 4, meld.from_seat)
+            break
+    state.kongs_made += 1
+    _replacement(state, events, seat)
+
+
+# --- draws ------------------------------------------------------------------------------------
+
+
+def _begin_turn(state: HandState, seat: int, drawn: int | None, after_kong: bool) -> None:
+    state.phase = TURN
+    state.turn = seat
+    state.drawn = drawn
+    state.after_kong = after_kong
+    state.offers.clear()
+    state.options = {}
+    state.decisions.clear()
+    state.claim_tile = None
+    state.claim_from = None
+
+
+def _replacement(state: HandState, events: list[Event], seat: int) -> None:
+    """Every kong and every tile laid out is followed by a draw from the back (A5, A8)."""
+    state.back -= 1
+    tile = state.wall[state.back]
+    player = state.players[seat]
+    player.counts[tile] += 1
+    player.win_locked = False
+    events.append({"type": "draw", "seat": seat, "tile": TILE[tile], "from": "back"})
+    _begin_turn(state, seat, tile, True)
+
+
+def _normal_draw(state: HandState, events: list[Event], seat: int) -> None:
+    live = state.live
+    if state.ruleset.final_round_starts(live, state.kongs_made):
+        state.final_draws_left = min(4, max(live, 0))
+        _final_draw(state, events, seat)
+        return
+    tile = state.wall[state.front]
+    state.front += 1
+    player = state.players[seat]
+    player.counts[tile] += 1
+    player.win_locked = False
+    events.append({"type": "draw", "seat": seat, "tile": TILE[tile], "from": "front"})
+    _begin_turn(state, seat, tile, False)
+
+
+def _final_draw(state: HandState, events: list[Event], seat: int) -> None:
+    """The final round (海底, A8): each seat in turn draws one tile and may only win."""
+    while state.final_draws_left > 0 and state.live > 0:
+        state.final_draws_left -= 1
+        tile = state.wall[state.front]
+        state.front += 1
+        player = state.players[seat]
+        player.counts[tile] += 1
+        player.win_locked = False
+        events.append(
+            {"type": "draw", "seat": seat, "tile": TILE[tile], "from": "front", "final": True}
+        )
+        _begin_turn(state, seat, tile, False)
+        state.phase = FINAL
+        if _offer(state, seat, tile, _SELF_DRAW) is not None:
+            return
+        seat = (seat + 1) % 4
+    payments = state.ruleset.drawn_payments(state)
+    _end(state, events, "drawn", None, payments, None, None)
+
+
+# --- the end ----------------------------------------------------------------------------------
+
+
+def _win(
+    state: HandState,
+    events: list[Event],
+    seat: int,
+    how: str,
+    tile: int,
+    from_seat: int | None,
+) -> None:
+    offer = state.offers[(seat, how)]
+    assert offer is not None
+    event: Event = {"type": "win", "seat": seat, "how": how, "tile": TILE[tile]}
+    if from_seat is not None:
+        event["from"] = from_seat
+    events.append(event)
+    _end(state, events, "win", seat, offer.payments, offer.settlement, how)
+
+
+def _end(
+    state: HandState,
+    events: list[Event],
+    reason: str,
+    winner: int | None,
+    payments: tuple[Fraction, ...],
+    settlement: Any,
+    how: str | None,
+    escaped: int | None = None,
+) -> None:
+    state.result = {
+        "reason": reason,
+        "winner": winner,
+        "how": how,
+        "payments": tuple(payments),
+        "settlement": settlement,
+        "escaped": escaped,
+    }
+    state.phase = OVER
+    event: Event = {
+        "type": "end",
+        "reason": reason,
+        "winner": winner,
+        "payments": [number(p) for p in payments],
+    }
+    if escaped is not None:
+        event["seat"] = escaped
+    if settlement is not None:
+        event["settlement"] = settlement.to_json()
+    event["hands"] = [format_tiles(p.concealed()) for p in state.players]
+    event["seed"] = None if state.seed is None else state.seed.hex()
+    events.append(event)

@@ -1,0 +1,70 @@
+"""Matches: hands in a row with the dealer rule, running totals, and escapes (RULES A9).
+
+The match never draws seeds itself: the caller (server, CLI) passes a fresh ``secrets`` seed
+for every hand.
+
+>>> from laizi.engine import make_ruleset
+>>> m = Match(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0)
+>>> state, events = m.deal(bytes(32))
+>>> events[0]["type"], events[0]["dealer"]
+('start', 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from laizi.engine.game import new_hand
+from laizi.engine.ruleset import Ruleset
+from laizi.engine.state import HandState
+
+__all__ = ["Match"]
+
+
+@dataclass
+class Match:
+    """A sequence of hands at one table.  ``totals`` are zero-sum, escape penalties included."""
+
+    ruleset: Ruleset
+    dealer: int = 0
+    totals: list[Fraction] = field(default_factory=lambda: [Fraction(0)] * 4)
+    hands_played: int = 0
+    over: bool = False
+    """True once a player has escaped (逃跑): the match ends there."""
+    escaped: int | None = None
+    current: HandState | None = None
+
+    def deal(self, seed: bytes) -> tuple[HandState, list[dict[str, Any]]]:
+        """Start the next hand from ``seed``; play it with ``laizi.engine.apply``, then call
+        :meth:`finish`."""
+        if self.over:
+            raise ValueError("the match is over")
+        if self.current is not None and not self.current.over:
+            raise ValueError("the current hand is still being played")
+        state, events = new_hand(
+            self.ruleset,
+            self.dealer,
+            seed=seed,
+            hand_number=self.hands_played,
+            scores=tuple(self.totals),
+        )
+        self.current = state
+        return state, events
+
+    def finish(self) -> None:
+        """Book the finished hand: totals, the next dealer (A9), an escape ends the match."""
+        state = self.current
+        if state is None or state.result is None:
+            raise ValueError("no finished hand to book")
+        result = state.result
+        for seat, amount in enumerate(result["payments"]):
+            self.totals[seat] += amount
+        self.hands_played += 1
+        self.current = None
+        if result["reason"] == "abandon":
+            self.over = True
+            self.escaped = result["escaped"]
+            return
+        self.dealer = self.ruleset.next_dealer(state.dealer, result["winner"])

@@ -1,0 +1,236 @@
+"""Hand records: JSON Lines, one event per line, and checking them (``laizi verify``).
+
+A record is every event of a hand in order: ``start`` (rules, dealer, running totals and the
+commitment ``sha256(seed)``), ``deal``, then every decision and its consequences (draws happen
+by themselves), and ``end`` (winner, payments, the settlement, and the seed revealed).  The
+decisions are the events ``discard``, ``lay_out``, ``concealed_kong``, ``added_kong``, ``claim``,
+``pass``, ``abandon`` and a self-drawn ``win``; everything else follows from them and the wall.
+So a record replays: re-derive the wall from the revealed seed, feed the decisions to the
+engine, and every event must come out identical.  ``docs/engine.md`` has the full format.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from laizi.engine.actions import (
+    ABANDON,
+    ADDED_KONG,
+    CHOW,
+    CONCEALED_KONG,
+    DISCARD,
+    LAY_OUT,
+    PASS,
+    WIN,
+    Action,
+    ActionError,
+)
+from laizi.engine.game import IllegalAction, apply, new_hand
+from laizi.engine.registry import make_ruleset
+from laizi.engine.state import HandState
+from laizi.engine.wall import WallError, commitment, parse_seed
+from laizi.tiles import TileParseError, parse_tiles
+
+__all__ = [
+    "RecordError",
+    "Verdict",
+    "action_of",
+    "dumps_event",
+    "parse_record",
+    "replay_record",
+    "to_jsonl",
+    "verify",
+]
+
+_TILE_DECISIONS = (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG)
+
+
+class RecordError(ValueError):
+    """A record that does not check out; ``index`` is the 0-based index of the first bad event."""
+
+    def __init__(self, index: int, message: str) -> None:
+        self.index = index
+        super().__init__(f"event {index}: {message}")
+
+
+def dumps_event(event: dict[str, Any]) -> str:
+    """One record line: compact JSON, Chinese kept readable."""
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+
+
+def to_jsonl(events: list[dict[str, Any]]) -> str:
+    return "".join(dumps_event(e) + "\n" for e in events)
+
+
+def parse_record(text: str) -> list[dict[str, Any]]:
+    """The events of a JSON Lines record; blank lines are skipped.  RecordError on bad JSON."""
+    events = []
+    for number, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise RecordError(len(events), f"line {number + 1} is not JSON: {error.msg}") from None
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise RecordError(len(events), f"line {number + 1} is not an event object")
+        events.append(event)
+    return events
+
+
+def action_of(event: dict[str, Any]) -> Action | None:
+    """The decision an event records, or None when the event is a consequence."""
+    kind = event.get("type")
+    seat = event.get("seat")
+    if kind in _TILE_DECISIONS:
+        return Action.from_json({"seat": seat, "type": kind, "tile": event.get("tile")})
+    if kind == "claim":
+        obj = {"seat": seat, "type": event.get("claim")}
+        if event.get("claim") == CHOW:
+            obj["tiles"] = event.get("tiles")
+        return Action.from_json(obj)
+    if kind in (PASS, ABANDON):
+        return Action.from_json({"seat": seat, "type": kind})
+    if kind == WIN and event.get("how") == "self_draw":
+        return Action.from_json({"seat": seat, "type": WIN})
+    return None
+
+
+def _normal(event: dict[str, Any]) -> Any:
+    return json.loads(dumps_event(event))
+
+
+def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str, Any]]]:
+    """Replay one hand's record; return the final state and the events the engine produced.
+
+    Raises RecordError at the first event that does not match what the engine produces.
+    """
+    if not events:
+        raise RecordError(0, "the record is empty")
+    start = events[0]
+    if start.get("type") != "start":
+        raise RecordError(0, "a record starts with a start event")
+    try:
+        ruleset = make_ruleset(start.get("rules"))
+    except ValueError as error:
+        raise RecordError(0, f"rules: {error}") from None
+    dealer = start.get("dealer")
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer <= 3:
+        raise RecordError(0, "dealer must be a seat 0–3")
+    hand_number = start.get("hand", 0)
+    scores = start.get("scores", [0, 0, 0, 0])
+    from fractions import Fraction
+
+    try:
+        totals = tuple(Fraction(str(x)) for x in scores)
+    except (TypeError, ValueError):
+        raise RecordError(0, "scores must be four numbers") from None
+    promised = start.get("commitment")
+    try:
+        if promised is not None:
+            end = events[-1]
+            seed_text = end.get("seed") if end.get("type") == "end" else None
+            if not isinstance(seed_text, str):
+                raise RecordError(len(events) - 1, "the hand's last event must reveal the seed")
+            seed = parse_seed(seed_text)
+            if commitment(seed) != promised:
+                raise RecordError(
+                    len(events) - 1, "the revealed seed does not match the commitment"
+                )
+            state, produced = new_hand(
+                ruleset, dealer, seed=seed, hand_number=hand_number, scores=totals
+            )
+        else:
+            wall_text = start.get("wall")
+            if not isinstance(wall_text, str):
+                raise RecordError(0, "a record without a commitment must list its wall")
+            wall = tuple(parse_tiles(wall_text))
+            if sorted(wall) != [t for t in range(34) for _ in range(4)]:
+                raise RecordError(0, "the wall is not the 136 tiles")
+            state, produced = new_hand(
+                ruleset, dealer, wall=wall, hand_number=hand_number, scores=totals
+            )
+    except (WallError, TileParseError) as error:
+        raise RecordError(0, str(error)) from None
+    _compare(produced, events, 0)
+    index = len(produced)
+    while not state.over:
+        if index >= len(events):
+            raise RecordError(index, f"the record ends before the hand does (seats to act: "
+                              f"{state.to_act()})")
+        event = events[index]
+        try:
+            action = action_of(event)
+        except ActionError as error:
+            raise RecordError(index, f"unreadable decision: {error}") from None
+        if action is None:
+            raise RecordError(index, f"expected a decision of seat(s) {state.to_act()}, "
+                              f"found {event.get('type')!r}")
+        try:
+            new = apply(state, action)
+        except IllegalAction as error:
+            raise RecordError(index, f"illegal: {error}") from None
+        _compare(new, events, index)
+        produced += new
+        index += len(new)
+    if index < len(events):
+        raise RecordError(index, "events after the end of the hand")
+    return state, produced
+
+
+def _compare(produced: list[dict[str, Any]], events: list[dict[str, Any]], offset: int) -> None:
+    for k, event in enumerate(produced):
+        index = offset + k
+        if index >= len(events):
+            raise RecordError(index, f"missing: the engine produced {dumps_event(event)}")
+        if _normal(event) != events[index]:
+            raise RecordError(
+                index, f"recorded {dumps_event(events[index])}, replay gives {dumps_event(event)}"
+            )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of :func:`verify`."""
+
+    ok: bool
+    hands: int
+    message: str
+    index: int | None = None
+
+
+def verify(events: list[dict[str, Any]]) -> Verdict:
+    """Check a record of one or more hands (a match: each hand begins with ``start``).
+
+    Each hand: the commitment against the revealed seed, the wall re-derived from it, every
+    event replayed to the same result.  Across hands: the running totals carried on.
+    """
+    if not events:
+        return Verdict(False, 0, "event 0: the record is empty", 0)
+    starts = [i for i, e in enumerate(events) if e.get("type") == "start"]
+    if not starts or starts[0] != 0:
+        return Verdict(False, 0, "event 0: a record starts with a start event", 0)
+    bounds = [*starts, len(events)]
+    totals = None
+    summary = []
+    for number, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        try:
+            state, _ = replay_record(events[lo:hi])
+        except RecordError as error:
+            index = lo + error.index
+            message = str(error).split(": ", 1)[1]
+            return Verdict(False, number, f"event {index}: {message}", index)
+        if totals is not None and tuple(state.scores) != totals:
+            return Verdict(False, number, f"event {lo}: running totals do not carry on", lo)
+        assert state.result is not None
+        payments = state.result["payments"]
+        totals = tuple(a + b for a, b in zip(state.scores, payments, strict=True))
+        winner = state.result["winner"]
+        summary.append(
+            f"hand {state.hand_number}: {state.result['reason']}"
+            + ("" if winner is None else f" by seat {winner}")
+        )
+    return Verdict(True, len(starts), "; ".join(summary))
