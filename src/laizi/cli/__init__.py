@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import sys
 
-from laizi.cli.common import app
-
 # Subcommand modules register their commands on `app` when imported.
 # (subcommand imports follow)
+from laizi.cli import deal, replay, verify  # noqa: F401  (engine: issue 4)
+from laizi.cli.common import app
 
 __all__ = ["app", "main"]
 

@@ -74,7 +74,7 @@ class Ruleset(ABC):
         return claimer == (discarder + 1) % 4
 
     def win_order(self, dealer: int, discarder: int) -> Sequence[int]:
-        """Seats in the order that settles several claims to one win (A6); excludes the discarder."""
+        """Seats in the order that settles several claims to one win (A6), discarder excluded."""
         return [(discarder + k) % 4 for k in (1, 2, 3)]
 
     def pass_win_locked(self) -> bool:

@@ -152,10 +152,9 @@ def run_script(obj: Any) -> ScriptResult:
             if action.type == PASS and action.seat not in state.to_act():
                 index += 1  # a seat with nothing to decide "passes": nothing to do
                 continue
-            if window and action.type != ABANDON and action.seat not in state.to_act():
-                if action.type not in CLAIM_TYPES:
-                    _pass_everyone(state, result)  # the window closes; the action comes later
-                    continue
+            if window and action.type not in CLAIM_TYPES and action.type != ABANDON:
+                _pass_everyone(state, result)  # the window closes; the action comes later
+                continue
             try:
                 result.events += apply(state, action)
             except IllegalAction as error:

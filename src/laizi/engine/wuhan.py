@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = ["WuhanRuleset"]
 
-_HONORS = frozenset(range(27, 34))
-_TWO_FIVE_EIGHT = frozenset(t for t in range(27) if t % 9 in (1, 4, 7))
+_HONOR_KIND = tuple(t >= 27 for t in range(34))
+_TWO_FIVE_EIGHT_KIND = tuple(t < 27 and t % 9 in (1, 4, 7) for t in range(34))
 _FINAL_ROUND = 4
 """A8: the 海底 round starts when the live wall is down to the reserve plus 4 tiles."""
 
@@ -82,7 +82,7 @@ class WuhanRuleset(Ruleset):
             if counts[t]:
                 return None
         if not hand_shapes.complete(counts, specials.laizi) and not self._any_shape(
-            counts, player.melds
+            counts, player.melds, specials.laizi
         ):
             return None
         settlement = score(self.situation(state, seat, tile, how))
@@ -91,14 +91,15 @@ class WuhanRuleset(Ruleset):
         return WinOffer(settlement, tuple(settlement.payments))  # type: ignore[arg-type]
 
     @staticmethod
-    def _any_shape(counts: list[int], melds: list[TableMeld]) -> bool:
-        """风一色 / 将一色 take any shape at all (A6): all honors, or all 2/5/8."""
-        held = [t for t in range(34) if counts[t]] + [m.tiles[0] for m in melds]
-        if all(t in _HONORS for t in held):
-            return True
-        return all(t in _TWO_FIVE_EIGHT for m in melds for t in m.tiles) and all(
-            t in _TWO_FIVE_EIGHT for t in range(34) if counts[t]
-        )
+    def _any_shape(counts: list[int], melds: list[TableMeld], laizi: int | None) -> bool:
+        """风一色 / 将一色 take any shape at all (A6): all honors, or all 2/5/8 — a held laizi may
+        stand for either (A3), so it is left out of the test."""
+        for family in (_HONOR_KIND, _TWO_FIVE_EIGHT_KIND):
+            if all(family[m.tiles[0]] for m in melds if m.kind != "chow") and all(
+                family[t] or t == laizi for t in range(34) if counts[t]
+            ) and not any(m.kind == "chow" for m in melds):
+                return True
+        return False
 
     def situation(self, state: HandState, seat: int, tile: int, how: str) -> WinSituation:
         """The ``laizi.scoring`` description of ``seat`` winning now with ``tile``."""

@@ -1,0 +1,59 @@
+"""``laizi verify RECORD|-``: check a hand record (commitment, wall, every event replayed).
+
+Exit 0 and a one-line verdict, or exit 4 naming the first event that does not match (exit 1
+when the file can't be read or a line is not JSON).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from laizi.cli.common import (
+    EXIT_VERIFY_FAILED,
+    LangOption,
+    app,
+    dumps,
+    fail,
+    lang_or_exit,
+    read_text,
+)
+from laizi.engine.record import RecordError, parse_record, verify
+from laizi.i18n import pick
+
+__all__ = ["verify_command"]
+
+
+@app.command("verify")
+def verify_command(
+    record: str = typer.Argument(..., help="A hand record (JSON Lines), or - for standard input."),
+    json_output: bool = typer.Option(False, "--json", help="Print the verdict as one JSON line."),
+    lang: str | None = LangOption,
+) -> None:
+    """Check a record: sha256(seed) = commitment, the wall from the seed, every event replayed."""
+    language = lang_or_exit(lang)
+    text = read_text(record)
+    try:
+        events = parse_record(text)
+    except RecordError as error:
+        fail(f"{record}: {error}")
+    verdict = verify(events)
+    if json_output:
+        typer.echo(
+            dumps(
+                {
+                    "ok": verdict.ok,
+                    "hands": verdict.hands,
+                    "index": verdict.index,
+                    "message": verdict.message,
+                }
+            )
+        )
+    elif verdict.ok:
+        typer.echo(
+            pick(language, f"通过：{verdict.hands} 局核对无误（{verdict.message}）",
+                 f"ok: {verdict.hands} hand(s) verified ({verdict.message})")
+        )
+    else:
+        typer.echo(pick(language, f"不通过：{verdict.message}", f"FAILED: {verdict.message}"))
+    if not verdict.ok:
+        raise typer.Exit(EXIT_VERIFY_FAILED)
