@@ -341,6 +341,8 @@ def _open_window(state: HandState, events: list[Event], seat: int, tile: int, ph
     """Find every seat that may claim ``tile``; ask them, or move on when nobody may."""
     state.offers.clear()
     state.decisions.clear()
+    state.claim_tile = tile
+    state.claim_from = seat
     options: dict[int, list[Action]] = {}
     ruleset = state.ruleset
     how = _ROB_KONG if phase == ROB else _DISCARD_WIN
@@ -361,8 +363,6 @@ def _open_window(state: HandState, events: list[Event], seat: int, tile: int, ph
                 opts += _chows(state, other, tile)
         if opts:
             options[other] = opts
-    state.claim_tile = tile
-    state.claim_from = seat
     state.options = options
     if options:
         state.phase = phase

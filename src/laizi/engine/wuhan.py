@@ -16,6 +16,7 @@ from laizi import hand as hand_shapes
 from laizi.engine.ruleset import Ruleset, Specials, WinOffer
 from laizi.rules import Meld, Settings, special_tiles
 from laizi.scoring import PlayerHand, WinSituation, score
+from laizi.scoring import multipliers as current_multipliers
 
 if TYPE_CHECKING:
     from laizi.engine.state import HandState, TableMeld
@@ -136,6 +137,15 @@ class WuhanRuleset(Ruleset):
         return tuple(-penalty if s == seat else penalty / 3 for s in range(4))
 
     def multipliers(self, state: HandState) -> list[dict[str, Any]] | None:
-        from laizi.scoring import multipliers as current
-
-        return current(state)  # replaced once scoring's signature is known
+        """Every seat's current multiplier with its factors (A7; 003 shows them on the table)."""
+        players = tuple(
+            PlayerHand(
+                None,
+                tuple(Meld(m.kind, m.tiles, m.from_seat) for m in p.melds),
+                tuple(p.laid_out),
+            )
+            for p in state.players
+        )
+        assert state.specials.indicator is not None
+        found = current_multipliers(self.settings, state.specials.indicator, players, state.dealer)
+        return [m.to_json() for m in found]
