@@ -574,6 +574,9 @@ def _end(
         "winner": winner,
         "payments": [number(p) for p in payments],
     }
+    if any(Fraction(float(p)) != p for p in payments):
+        # A share such as 400/3 has no exact decimal: the exact value goes alongside (A7).
+        event["payments_exact"] = [str(Fraction(p)) for p in payments]
     if escaped is not None:
         event["seat"] = escaped
     if settlement is not None:
