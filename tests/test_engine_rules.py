@@ -236,7 +236,8 @@ def test_a_laizi_can_not_be_konged_or_punged():
         "1m3m5m 1p3p5p 1s3s5s 1z2z3z 4z",
         "6m7m8m 6p7p8p 6s7s 2s 5z5z 6z 6z",
     ]
-    events = run_script_events_until_unfinished(script(hands, ["0 discard 9s"], replacements=["8m"]))
+    obj = script(hands, ["0 discard 9s"], replacements=["8m"])
+    events = run_script_events_until_unfinished(obj)
     # A3: discarding the laizi lays it out — a replacement draw, no claim window for anyone.
     assert events[-2] == {"type": "discard", "seat": 0, "tile": "9s", "lay_out": True}
     assert events[-1] == {"type": "draw", "seat": 0, "tile": "8m", "from": "back"}
@@ -294,7 +295,7 @@ def test_laying_out_hongzhong_then_gangshanghua():
     )
     events = events_of(obj)
     assert {"type": "lay_out", "seat": 1, "tile": "7z"} in events
-    win = [e for e in events if e["type"] == "win"][0]
+    win = next(e for e in events if e["type"] == "win")
     assert win == {"type": "win", "seat": 1, "how": "self_draw", "tile": "6s"}
     settlement = end(events)["settlement"]
     assert "gangshanghua" in settlement["wins"]
