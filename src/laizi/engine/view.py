@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from laizi.engine.game import TILE, legal_actions, number
-from laizi.engine.state import CLAIM, OVER, ROB, HandState
+from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.tiles import format_tiles
 
 __all__ = ["view"]
@@ -51,7 +51,8 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
         "dealer": state.dealer,
         "phase": state.phase,
         "turn": state.turn,
-        "to_act": state.to_act(),
+        # Who may claim a discard is private (it tells what they hold): only whose turn it is.
+        "to_act": state.to_act() if state.phase in (TURN, FINAL) else [],
         "indicator": None if specials.indicator is None else TILE[specials.indicator],
         "laizi": None if specials.laizi is None else TILE[specials.laizi],
         "pi": [TILE[t] for t in specials.pi],
