@@ -222,6 +222,13 @@ def why_illegal(state: HandState, action: Action) -> str:
     if seat not in acting:
         if state.phase in (CLAIM, ROB) and seat in state.decisions:
             return f"seat {seat} has already decided on this tile"
+        if (
+            state.phase == CLAIM
+            and action.type == CHOW
+            and not state.ruleset.chow_allowed(state.claim_from or 0, seat)
+        ):
+            return f"seat {seat} may chow only from the previous seat, not from seat " \
+                f"{state.claim_from}"
         if state.phase in (CLAIM, ROB):
             return f"seat {seat} has no claim on {TILE[state.claim_tile or 0]}"
         return f"it is seat {state.turn}'s turn, not seat {seat}'s"
