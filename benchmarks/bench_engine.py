@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from laizi.engine import apply, legal_actions, make_ruleset, new_hand  # noqa: E402
-from laizi.rules import PRESETS  # noqa: E402
+from laizi.engine import apply, legal_actions, make_ruleset, new_hand
+from laizi.rules import PRESETS
 
 PEERS = {"PettingZooMahjongRLEnv": 19, "Go Wuhan engine": 242}
 GOAL = 300
