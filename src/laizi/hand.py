@@ -30,8 +30,8 @@ import array
 import struct
 import sys
 import zlib
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Callable, Sequence
+from itertools import repeat
 
 from laizi._tablegen import MAGIC, TABLE_PATH
 
@@ -47,9 +47,6 @@ __all__ = [
 ]
 
 _SUIT_MASK = (1 << 72) - 1
-_GROUP_SHIFT = (0, 72, 144, 216)
-_GROUP_BASE = (0, 9, 18, 27)
-_GROUP_SIZE = (9, 9, 9, 7)
 _NO_PAIR = 50  # a pair "cost" that no hand can afford: honors have no 2/5/8 pair
 
 
@@ -64,12 +61,12 @@ Partial = tuple[int, ...]  # fewest missing tiles for k melds and p pairs, index
 Entry = tuple[int, int, int, int, Partial]  # (tiles, M, P - M, P258 - M, partial)
 
 _EMPTY: Partial = tuple(3 * k + 2 * p for k in range(5) for p in (0, 1))  # a group with no tiles
-_SUITS: dict[int, Entry] = {}
-_HONORS: dict[int, Entry] = {}
+_SUITS: dict[bytes, Entry] = {}  # keyed by a suit's 9 counts as bytes
+_HONORS: dict[bytes, Entry] = {}  # keyed by the 7 honor counts as bytes
 
 
 def _load() -> None:
-    """Fill the two tables from the generated file (once; about a quarter of a second)."""
+    """Fill the two tables from the generated file (once; about a tenth of a second)."""
     if _SUITS:
         return
     raw = zlib.decompress(TABLE_PATH.read_bytes())
@@ -93,29 +90,39 @@ def _load() -> None:
         offset += 2 * rows
         if sys.byteorder != "little":  # pragma: no cover
             indices.byteswap()
-        from_bytes = int.from_bytes
         table.update(
             zip(
-                [from_bytes(keys[i : i + size], "little") for i in range(0, len(keys), size)],
+                [keys[i : i + size] for i in range(0, len(keys), size)],
                 map(entries.__getitem__, indices),
                 strict=True,
             )
         )
 
 
-# --------------------------------------------------------------------------------------------
-# Splitting a hand into group entries
+# The same tables keyed by integers (the counts' bytes read little-endian), so that adding a
+# tile to a group is an addition.  Built on the first `waits` call.
+_SUITS_BY_INT: dict[int, Entry] = {}
+_HONORS_BY_INT: dict[int, Entry] = {}
 
-_LAIZI_SHIFT = tuple(8 * kind for kind in range(34))
+
+def _load_int_keys() -> None:
+    if not _SUITS:
+        _load()
+    for source, target in ((_SUITS, _SUITS_BY_INT), (_HONORS, _HONORS_BY_INT)):
+        from_bytes = int.from_bytes
+        target.update(zip(map(from_bytes, source, repeat("little")), source.values(), strict=True))
+
+
+# --------------------------------------------------------------------------------------------
+# Checking a hand
+
 _COMPLETE_SIZES = frozenset((2, 5, 8, 11, 14))
 _READY_SIZES = frozenset((1, 4, 7, 10, 13))
+_ZERO = b"\0"
 
 
-def _split(counts: Sequence[int], laizi: int | None) -> tuple[bytes, int, int, tuple[Entry, ...]]:
-    """``(counts as bytes, hand key without the laizi, wildcards, the four group entries)``.
-
-    Raises :class:`HandSizeError` unless the hand has a valid size and at most four of a kind.
-    """
+def _packed(counts: Sequence[int], laizi: int | None) -> tuple[bytes, int]:
+    """``(counts as bytes with the laizi kind zeroed, wildcards)``; validates the counts."""
     if not _SUITS:
         _load()
     try:
@@ -124,35 +131,39 @@ def _split(counts: Sequence[int], laizi: int | None) -> tuple[bytes, int, int, t
         raise HandSizeError("a hand is 34 counts, each 0–4") from None
     if len(packed) != 34:
         raise HandSizeError(f"a hand is 34 counts, each 0–4, not {len(packed)}")
-    key = int.from_bytes(packed, "little")
-    wild = 0
-    if laizi is not None:
-        wild = packed[laizi]
-        key -= wild << _LAIZI_SHIFT[laizi]
-    suits = _SUITS
+    if laizi is None:
+        return packed, 0
+    wild = packed[laizi]
+    if wild > 4:
+        raise _size_error(packed)
+    return packed[:laizi] + _ZERO + packed[laizi + 1 :], wild
+
+
+def _entries(packed: bytes, wild: int) -> tuple[Entry, Entry, Entry, Entry]:
+    """The four group entries; raises unless the hand has a valid size."""
     try:
         entries = (
-            suits[key & _SUIT_MASK],
-            suits[(key >> 72) & _SUIT_MASK],
-            suits[(key >> 144) & _SUIT_MASK],
-            _HONORS[key >> 216],
+            _SUITS[packed[0:9]],
+            _SUITS[packed[9:18]],
+            _SUITS[packed[18:27]],
+            _HONORS[packed[27:34]],
         )
     except KeyError:
         raise _size_error(packed) from None
     size = entries[0][0] + entries[1][0] + entries[2][0] + entries[3][0] + wild
-    if wild > 4 or (size not in _COMPLETE_SIZES and size not in _READY_SIZES):
-        raise _size_error(packed)
-    return packed, key, wild, entries
+    if size not in _COMPLETE_SIZES and size not in _READY_SIZES:
+        raise _size_error(packed, wild)
+    return entries
 
 
-def _size_error(packed: bytes) -> HandSizeError:
+def _size_error(packed: bytes, wild: int = 0) -> HandSizeError:
     most = max(packed)
     if most > 4:
         from laizi.tiles import format_tile
 
         return HandSizeError(f"{most} copies of {format_tile(packed.index(most))}: at most 4 exist")
     return HandSizeError(
-        f"a hand has 3n+1 or 3n+2 tiles, n = 0…4 (1, 2, 4, 5 … 13, 14), not {sum(packed)}"
+        f"a hand has 3n+1 or 3n+2 tiles, n = 0…4 (1, 2, 4, 5 … 13, 14), not {sum(packed) + wild}"
     )
 
 
@@ -160,25 +171,65 @@ def _size_error(packed: bytes) -> HandSizeError:
 # Complete and hard
 
 
-def complete(counts: Sequence[int], laizi: int | None = None) -> bool:
+def _complete_check(pair_slot: int, name: str, doc: str) -> Callable[..., bool]:
+    """The complete check using the pair column ``pair_slot`` (2: any pair, 3: a 2/5/8 pair).
+
+    The hot path of the whole system, so it is one flat function: a few C-level byte slices and
+    four dict lookups (see the module docstring).
+    """
+
+    def check(counts: Sequence[int], laizi: int | None = None) -> bool:
+        if not _SUITS:
+            _load()
+        try:
+            packed = bytes(counts)
+        except (TypeError, ValueError):
+            raise HandSizeError("a hand is 34 counts, each 0–4") from None
+        if laizi is None:
+            wild = 0
+        else:
+            wild = packed[laizi]
+            packed = packed[:laizi] + _ZERO + packed[laizi + 1 :]
+        if len(packed) != 34 or wild > 4:
+            raise _size_error(bytes(counts))
+        try:
+            g0 = _SUITS[packed[0:9]]
+            g1 = _SUITS[packed[9:18]]
+            g2 = _SUITS[packed[18:27]]
+            g3 = _HONORS[packed[27:34]]
+        except KeyError:
+            raise _size_error(packed) from None
+        size = g0[0] + g1[0] + g2[0] + g3[0] + wild
+        if size not in _COMPLETE_SIZES:
+            if size in _READY_SIZES:
+                return False
+            raise _size_error(packed, wild)
+        pair = g0[pair_slot]
+        if g1[pair_slot] < pair:
+            pair = g1[pair_slot]
+        if g2[pair_slot] < pair:
+            pair = g2[pair_slot]
+        if g3[pair_slot] < pair:
+            pair = g3[pair_slot]
+        return g0[1] + g1[1] + g2[1] + g3[1] + pair <= wild
+
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = doc
+    return check
+
+
+complete = _complete_check(
+    2,
+    "complete",
     """3n+2 tiles forming n melds and a pair, every laizi standing for any kind (RULES.md A3).
 
-    A 3n+1 hand is never complete.
-    """
-    _, _, wild, entries = _split(counts, laizi)
-    (s0, m0, d0, _, _), (s1, m1, d1, _, _), (s2, m2, d2, _, _), (s3, m3, d3, _, _) = entries
-    if s0 + s1 + s2 + s3 + wild not in _COMPLETE_SIZES:
-        return False
-    return m0 + m1 + m2 + m3 + min(d0, d1, d2, d3) <= wild
-
-
-def complete_258(counts: Sequence[int], laizi: int | None = None) -> bool:
-    """:func:`complete` with the pair a 2, 5 or 8 of a suit (a laizi may be that 2/5/8)."""
-    _, _, wild, entries = _split(counts, laizi)
-    (s0, m0, _, e0, _), (s1, m1, _, e1, _), (s2, m2, _, e2, _), (s3, m3, _, e3, _) = entries
-    if s0 + s1 + s2 + s3 + wild not in _COMPLETE_SIZES:
-        return False
-    return m0 + m1 + m2 + m3 + min(e0, e1, e2, e3) <= wild
+    A 3n+1 hand is never complete.""",
+)
+complete_258 = _complete_check(
+    3,
+    "complete_258",
+    """:func:`complete` with the pair a 2, 5 or 8 of a suit (a laizi may be that 2/5/8).""",
+)
 
 
 def hard(counts: Sequence[int], laizi: int | None = None) -> bool:
@@ -212,33 +263,43 @@ def waits_258(counts: Sequence[int], laizi: int | None = None) -> list[int]:
     return _waits(counts, laizi, 3)
 
 
-# Per group: (table, shift of its key in the hand key, mask, first kind, kinds, 1 << 8·position).
+# Per group: (suited, bit offset of its counts in the hand's integer, mask, ((kind, one more), …)).
 _GROUPS = tuple(
-    (index < 3, 72 * index, _SUIT_MASK if index < 3 else -1, 9 * index,
-     tuple((9 * index + position, 1 << 8 * position) for position in range(9 if index < 3 else 7)))
+    (
+        index < 3,
+        72 * index,
+        _SUIT_MASK if index < 3 else -1,
+        tuple((9 * index + spot, 1 << 8 * spot) for spot in range(9 if index < 3 else 7)),
+    )
     for index in range(4)
 )
 
 
 def _waits(counts: Sequence[int], laizi: int | None, pair_slot: int) -> list[int]:
-    packed, key, wild, entries = _split(counts, laizi)
+    packed, wild = _packed(counts, laizi)
+    entries = _entries(packed, wild)
     if entries[0][0] + entries[1][0] + entries[2][0] + entries[3][0] + wild not in _READY_SIZES:
         return []
+    if not _SUITS_BY_INT:
+        _load_int_keys()
+    original = bytes(counts)
+    key = int.from_bytes(packed, "little")
     melds = entries[0][1] + entries[1][1] + entries[2][1] + entries[3][1]
     pairs = [entry[pair_slot] for entry in entries]
     found: list[int] = []
-    for (suited, shift, mask, _, kinds), entry, index in zip(_GROUPS, entries, range(4), strict=True):
-        table = _SUITS if suited else _HONORS
+    for (suited, shift, mask, kinds), entry, index in zip(_GROUPS, entries, range(4), strict=True):
+        table = _SUITS_BY_INT if suited else _HONORS_BY_INT
         group_key = (key >> shift) & mask
         other_pair = min(pairs[:index] + pairs[index + 1 :])
         budget = wild - melds + entry[1]  # the most the group's new content may need
-        for kind, step in kinds:
-            if packed[kind] < 4 and kind != laizi:
-                _, need, pair, pair_258, _ = table[group_key + step]
-                if need + min(pair if pair_slot == 2 else pair_258, other_pair) <= budget:
+        for kind, one_more in kinds:
+            if original[kind] < 4 and kind != laizi:
+                new = table[group_key + one_more]
+                pair = new[pair_slot]
+                if new[1] + (pair if pair < other_pair else other_pair) <= budget:
                     found.append(kind)
     # Drawing the laizi kind adds one wildcard and changes no group.
-    if laizi is not None and packed[laizi] < 4 and melds + min(pairs) <= wild + 1:
+    if laizi is not None and wild < 4 and melds + min(pairs) <= wild + 1:
         found.append(laizi)
         found.sort()
     return found
@@ -255,7 +316,8 @@ def shanten(counts: Sequence[int], laizi: int | None = None) -> int:
     copies of a kind remain unseen: a hand waiting only on a kind it holds four of is ready in
     shape (0) although :func:`waits` is empty.
     """
-    _, _, wild, entries = _split(counts, laizi)
+    packed, wild = _packed(counts, laizi)
+    entries = _entries(packed, wild)
     size = entries[0][0] + entries[1][0] + entries[2][0] + entries[3][0] + wild
     melds = (size - 1) // 3
     combined: Partial | None = None
@@ -284,4 +346,3 @@ def _combine(a: Partial, b: Partial, melds: int) -> Partial:
                 with_pair = a1 + b0
         out += (no_pair, with_pair)
     return tuple(out)
-

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from laizi.cli.common import app
-
 # Subcommand modules register their commands on `app` when imported.
-# (subcommand imports follow)
+from laizi.cli import analyze as _analyze  # noqa: F401
+from laizi.cli.common import app
 
 __all__ = ["app", "main"]
 
