@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 
 from laizi._tablegen import MAGIC, TABLE_PATH
+from laizi.tiles import format_tile
 
 __all__ = [
     "HandSizeError",
@@ -159,10 +160,10 @@ def _entries(packed: bytes, wild: int) -> tuple[Entry, Entry, Entry, Entry]:
 
 
 def _size_error(packed: bytes, wild: int = 0) -> HandSizeError:
+    if len(packed) != 34:
+        return HandSizeError(f"a hand is 34 counts, each 0–4, not {len(packed)}")
     most = max(packed)
     if most > 4:
-        from laizi.tiles import format_tile
-
         return HandSizeError(f"{most} copies of {format_tile(packed.index(most))}: at most 4 exist")
     return HandSizeError(
         f"a hand has 3n+1 or 3n+2 tiles, n = 0…4 (1, 2, 4, 5 … 13, 14), not {sum(packed) + wild}"
@@ -180,9 +181,9 @@ def _complete_check(pair_slot: int, name: str, doc: str) -> Callable[..., bool]:
     four dict lookups (see the module docstring).
     """
 
+    suits, honors = _SUITS, _HONORS  # filled in place by _load on the first call
+
     def check(counts: Sequence[int], laizi: int | None = None) -> bool:
-        if not _SUITS:
-            _load()
         try:
             packed = bytes(counts)
         except (TypeError, ValueError):
@@ -191,19 +192,22 @@ def _complete_check(pair_slot: int, name: str, doc: str) -> Callable[..., bool]:
             wild = 0
         else:
             wild = packed[laizi]
+            if wild > 4:
+                raise _size_error(packed)
             packed = packed[:laizi] + _ZERO + packed[laizi + 1 :]
-        if len(packed) != 34 or wild > 4:
-            raise _size_error(bytes(counts))
         try:
-            g0 = _SUITS[packed[0:9]]
-            g1 = _SUITS[packed[9:18]]
-            g2 = _SUITS[packed[18:27]]
-            g3 = _HONORS[packed[27:34]]
+            g0 = suits[packed[0:9]]
+            g1 = suits[packed[9:18]]
+            g2 = suits[packed[18:27]]
+            g3 = honors[packed[27:34]]
         except KeyError:
+            if not suits:  # the first call: load the tables and ask again
+                _load()
+                return check(counts, laizi)
             raise _size_error(packed) from None
         size = g0[0] + g1[0] + g2[0] + g3[0] + wild
-        if size not in _COMPLETE_SIZES:
-            if size in _READY_SIZES:
+        if size not in _COMPLETE_SIZES or len(packed) != 34:
+            if size in _READY_SIZES and len(packed) == 34:
                 return False
             raise _size_error(packed, wild)
         pair = g0[pair_slot]
