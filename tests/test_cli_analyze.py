@@ -152,3 +152,27 @@ def test_batch_agrees_with_the_independent_checker_on_thousands_of_hands():
         assert answer["waits_258"] == [
             format_tile(t) for t in ref_waits(counts, laizi, PAIR_258)
         ], hand_text
+
+
+def test_baishan_lines_add_the_special_shapes():
+    lines = [
+        '{"hand": "1199m1199p11s1133z", "game": "baishan"}',
+        '{"hand": "19m19p19s1234566z", "game": "baishan"}',
+        '{"hand": "19m19p19s1234566z"}',
+        '{"hand": "12m", "game": "baishan", "laizi": "1m"}',
+        '{"hand": "12m", "game": "riichi"}',
+    ]
+    result = run("analyze", stdin="\n".join(lines))
+    assert result.returncode == 1
+    first, second, wuhan, with_laizi, unknown = map(json.loads, result.stdout.splitlines())
+    assert first["seven_pairs"] is True and first["thirteen_orphans"] is False
+    assert first["special_waits"] == [] and first["complete"] is False
+    assert second["special_waits"] == ["7z"] and second["seven_pairs"] is False
+    assert "seven_pairs" not in wuhan
+    assert with_laizi == {"error": "field 'laizi': Baishan mahjong has no laizi"}
+    assert "field 'game'" in unknown["error"]
+
+
+def test_baishan_readable():
+    result = run("analyze", "19m19p19s12345677z", "--game", "baishan")
+    assert "thirteen orphans: yes" in result.stdout

@@ -248,3 +248,31 @@ def test_shanten_is_consistent_with_complete_and_waits(case):
 
 def test_shipped_tables_are_what_the_generator_makes():
     assert _tablegen.build() == _tablegen.TABLE_PATH.read_bytes()
+
+
+# --- Baishan's special shapes -----------------------------------------------------------------
+
+
+def test_seven_pairs():
+    assert hand.seven_pairs(c("1199m1199p11s1133z"))
+    assert hand.seven_pairs(c("1111m99p11s113355z"))  # four of a kind is two pairs
+    assert not hand.seven_pairs(c("1199m1199p11s1123z"))
+    assert not hand.seven_pairs(c("1199m1199p11s113z"))  # 13 tiles
+
+
+def test_thirteen_orphans():
+    assert hand.thirteen_orphans(c("19m19p19s12345677z"))
+    assert not hand.thirteen_orphans(c("19m19p18s12345677z"))
+    assert not hand.thirteen_orphans(c("19m19p19s1234567z"))
+
+
+def test_special_waits():
+    assert format_tiles(hand.special_waits(c("19m19p19s1234567z"))) == "19m19p19s1234567z"
+    assert format_tiles(hand.special_waits(c("19m19p19s1234566z"))) == "7z"
+    assert format_tiles(hand.special_waits(c("1199m1199p11s113z"))) == "3z"
+    assert hand.special_waits(c("1199m1199p11s1133z")) == []  # 14 tiles: no waits
+
+
+def test_special_shapes_validate_the_hand():
+    with pytest.raises(hand.HandSizeError):
+        hand.seven_pairs([5] + [0] * 33)

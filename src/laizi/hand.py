@@ -44,7 +44,10 @@ __all__ = [
     "complete_258",
     "hard",
     "hard_258",
+    "seven_pairs",
     "shanten",
+    "special_waits",
+    "thirteen_orphans",
     "waits",
     "waits_258",
 ]
@@ -352,3 +355,50 @@ def _combine(a: Partial, b: Partial, melds: int) -> Partial:
                 with_pair = a1 + b0
         out += (no_pair, with_pair)
     return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Baishan's special shapes (RULES.md B): no wildcards in that game
+
+_TERMINALS_AND_HONORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+
+
+def _validated(counts: Sequence[int]) -> bytes:
+    packed = _packed(counts, None)[0]
+    _entries(packed, 0)  # raises for a bad size or a fifth copy
+    return packed
+
+
+def seven_pairs(counts: Sequence[int]) -> bool:
+    """14 tiles that are all pairs (七对).  Four of a kind counts as two pairs (our reading of
+    [002] "手里的牌都是对牌": every tile is in a pair)."""
+    packed = _validated(counts)
+    return sum(packed) == 14 and all(count % 2 == 0 for count in packed)
+
+
+def thirteen_orphans(counts: Sequence[int]) -> bool:
+    """十三幺: one of each 1 and 9 of the suits and each honor, one of them twice (14 tiles)."""
+    packed = _validated(counts)
+    return (
+        sum(packed) == 14
+        and all(packed[kind] for kind in _TERMINALS_AND_HONORS)
+        and sum(packed[kind] for kind in _TERMINALS_AND_HONORS) == 14
+    )
+
+
+def special_waits(counts: Sequence[int]) -> list[int]:
+    """For 13 tiles: the kinds that make seven pairs or thirteen orphans; ``[]`` otherwise.
+
+    A kind the hand holds four of is no wait.
+    """
+    packed = _validated(counts)
+    if sum(packed) != 13:
+        return []
+    found = []
+    for kind in range(34):
+        if packed[kind] < 4:
+            grown = bytearray(packed)
+            grown[kind] += 1
+            if seven_pairs(grown) or thirteen_orphans(grown):
+                found.append(kind)
+    return found

@@ -8,21 +8,22 @@ from typing import Any
 
 import typer
 
-from laizi.analysis import Analysis, analyze_text
+from laizi.analysis import GAMES, Analysis, analyze, analyze_text
 from laizi.cli.common import EXIT_BAD_INPUT, LangOption, app, dumps, fail, lang_or_exit
 from laizi.i18n import Lang, pick
-from laizi.tiles import format_tile, tile_name
+from laizi.tiles import count_vector, format_tile, parse_tile, parse_tiles, tile_name
 
 _INPUT_KEYS = frozenset(("hand", "laizi", "game"))
 
 
-@app.command()
-def analyze(
+@app.command("analyze")
+def analyze_command(
     hand: str = typer.Argument(
         None,
         help="The concealed tiles, e.g. 123456789m1255p7z. Omit to read JSON lines from stdin.",
     ),
     laizi: str = typer.Option(None, "--laizi", "-l", help="The laizi (wildcard) kind, e.g. 7z."),
+    game: str = typer.Option("wuhan", "--game", help="wuhan, or baishan for its special shapes."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as one JSON object."),
     lang: str = LangOption,
 ) -> None:
@@ -37,7 +38,7 @@ def analyze(
         sys.exit(_batch())
     language = lang_or_exit(lang)
     try:
-        result = analyze_text(hand, laizi)
+        result = analyze_text(hand, laizi, game)
     except ValueError as error:
         fail(str(error))
     if as_json:
@@ -79,6 +80,17 @@ def readable(result: Analysis, lang: Lang) -> str:
             f"{pick(lang, '听牌', 'waits')}: {tile_list(result.waits)}",
             f"{pick(lang, '二五八将听牌', 'waits, 2/5/8 pair')}: {tile_list(result.waits_258)}",
         ]
+    if result.game == "baishan":
+        if sum(result.counts) % 3 == 2:
+            lines.append(
+                f"{pick(lang, '七对', 'seven pairs')}: {yes(result.seven_pairs)}"
+                f"   {pick(lang, '十三幺', 'thirteen orphans')}: {yes(result.thirteen_orphans)}"
+            )
+        else:
+            lines.append(
+                f"{pick(lang, '七对/十三幺听牌', 'seven pairs / orphans waits')}: "
+                f"{tile_list(result.special_waits)}"
+            )
     shanten_note = {
         -1: pick(lang, "和牌", "complete"),
         0: pick(lang, "听牌", "ready"),
@@ -105,21 +117,19 @@ def analyze_line(line: str) -> dict[str, Any]:
     if laizi_text is not None and not isinstance(laizi_text, str):
         return {"error": "field 'laizi' must be a tile such as \"6m\", or null"}
     game = request.get("game", "wuhan")
-    if game != "wuhan":
-        return {"error": f"field 'game': {game!r} is not a game this version analyses (wuhan)"}
+    if game not in GAMES:
+        return {"error": f"field 'game': {game!r} is not one of {', '.join(GAMES)}"}
+    if game == "baishan" and laizi_text is not None:
+        return {"error": "field 'laizi': Baishan mahjong has no laizi"}
     try:
-        return analyze_text(hand_text, laizi_text).to_json()
+        laizi = parse_tile(laizi_text) if laizi_text is not None else None
     except ValueError as error:
-        field = "laizi" if laizi_text and _bad_laizi(laizi_text) else "hand"
-        return {"error": f"field {field!r}: {error}"}
-
-
-def _bad_laizi(text: str) -> bool:
+        return {"error": f"field 'laizi': {error}"}
     try:
-        analyze_text("1m", text)
-    except ValueError:
-        return True
-    return False
+        counts = count_vector(parse_tiles(hand_text))
+        return analyze(counts, laizi, game).to_json()
+    except ValueError as error:
+        return {"error": f"field 'hand': {error}"}
 
 
 def _batch() -> int:
