@@ -13,7 +13,9 @@ PAIR_ANY: Callable[[int], bool] = lambda kind: True  # noqa: E731
 PAIR_258: Callable[[int], bool] = lambda kind: kind < 27 and kind % 9 in (1, 4, 7)  # noqa: E731
 
 
-def _search(counts: list[int], jokers: int, pair_left: bool, pair_ok: Callable[[int], bool]) -> bool:
+def _search(
+    counts: list[int], jokers: int, pair_left: bool, pair_ok: Callable[[int], bool]
+) -> bool:
     lowest = next((kind for kind in range(34) if counts[kind]), None)
     if lowest is None:
         spare = jokers - (2 if pair_left else 0)  # two jokers may be any pair, a 2/5/8 included
@@ -44,17 +46,18 @@ def _search(counts: list[int], jokers: int, pair_left: bool, pair_ok: Callable[[
                 continue
             others = [place for place in (start, start + 1, start + 2) if place != i]
             for use_real in product((True, False), repeat=2):
-                if any(real and counts[place] == 0 for real, place in zip(use_real, others)):
+                choice = list(zip(use_real, others, strict=True))
+                if any(real and counts[place] == 0 for real, place in choice):
                     continue
                 needed = use_real.count(False)
                 if needed > jokers:
                     continue
                 counts[i] -= 1
-                for real, place in zip(use_real, others):
+                for real, place in choice:
                     counts[place] -= real
                 found = _search(counts, jokers - needed, pair_left, pair_ok)
                 counts[i] += 1
-                for real, place in zip(use_real, others):
+                for real, place in choice:
                     counts[place] += real
                 if found:
                     return True

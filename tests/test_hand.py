@@ -49,7 +49,9 @@ def test_two_laizi_form_the_pair_even_for_258():
 
 
 def test_laizi_may_be_a_fifth_copy():
-    h = c("1111m234p567s789s1z")  # 1z laizi: 111m + 1m(5th, laizi) ... 11m pair + 11m? no: 111m + 1m1z pair
+    h = c(
+        "1111m234p567s789s1z"
+    )  # 1z laizi: 111m + 1m(5th, laizi) ... 11m pair + 11m? no: 111m + 1m1z pair
     assert hand.complete(h, tile("1z"))
 
 
@@ -61,7 +63,9 @@ def test_four_laizi_alone_are_complete_with_one_more_tile():
     assert hand.complete(c("6666m9p"), tile("6m"))
 
 
-@pytest.mark.parametrize("bad", [c("1m"[:0]) if False else [0] * 34, c("123m"), [5] + [0] * 33, [1] * 33])
+@pytest.mark.parametrize(
+    "bad", [c("1m"[:0]) if False else [0] * 34, c("123m"), [5] + [0] * 33, [1] * 33]
+)
 def test_bad_sizes_are_rejected(bad):
     with pytest.raises(hand.HandSizeError):
         hand.complete(bad)
@@ -145,8 +149,14 @@ def hands(draw, sizes=SIZES, max_laizi=4):
         counts[laizi] = wild
     pool = [kind for kind in range(34) if kind != laizi for _ in range(4)]
     # bias toward connected, hand-like content: pick a few kinds and mostly draw near them
-    chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=size - wild,
-                           max_size=size - wild, unique=True))
+    chosen = draw(
+        st.lists(
+            st.sampled_from(range(len(pool))),
+            min_size=size - wild,
+            max_size=size - wild,
+            unique=True,
+        )
+    )
     for index in chosen:
         counts[pool[index]] += 1
     return counts, laizi
@@ -184,7 +194,11 @@ def near_complete_hands(draw, max_laizi=4):
 
 
 ANY_HAND = hands() | near_complete_hands()
-CHECKS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+CHECKS = settings(
+    max_examples=600,
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
 
 
 @CHECKS
@@ -205,7 +219,11 @@ def test_waits_agree_with_reference(case):
     assert hand.waits_258(counts, laizi) == ref_waits(counts, laizi, PAIR_258)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
 @given(ANY_HAND)
 def test_shanten_agrees_with_reference(case):
     counts, laizi = case
@@ -230,3 +248,31 @@ def test_shanten_is_consistent_with_complete_and_waits(case):
 
 def test_shipped_tables_are_what_the_generator_makes():
     assert _tablegen.build() == _tablegen.TABLE_PATH.read_bytes()
+
+
+# --- Baishan's special shapes -----------------------------------------------------------------
+
+
+def test_seven_pairs():
+    assert hand.seven_pairs(c("1199m1199p11s1133z"))
+    assert hand.seven_pairs(c("1111m99p11s113355z"))  # four of a kind is two pairs
+    assert not hand.seven_pairs(c("1199m1199p11s1123z"))
+    assert not hand.seven_pairs(c("1199m1199p11s113z"))  # 13 tiles
+
+
+def test_thirteen_orphans():
+    assert hand.thirteen_orphans(c("19m19p19s12345677z"))
+    assert not hand.thirteen_orphans(c("19m19p18s12345677z"))
+    assert not hand.thirteen_orphans(c("19m19p19s1234567z"))
+
+
+def test_special_waits():
+    assert format_tiles(hand.special_waits(c("19m19p19s1234567z"))) == "19m19p19s1234567z"
+    assert format_tiles(hand.special_waits(c("19m19p19s1234566z"))) == "7z"
+    assert format_tiles(hand.special_waits(c("1199m1199p11s113z"))) == "3z"
+    assert hand.special_waits(c("1199m1199p11s1133z")) == []  # 14 tiles: no waits
+
+
+def test_special_shapes_validate_the_hand():
+    with pytest.raises(hand.HandSizeError):
+        hand.seven_pairs([5] + [0] * 33)

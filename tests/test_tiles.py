@@ -16,12 +16,23 @@ from laizi.tiles import (
 
 def test_ids_follow_the_notation_order():
     assert [format_tile(tile) for tile in (0, 8, 9, 17, 18, 26, 27, 33)] == [
-        "1m", "9m", "1p", "9p", "1s", "9s", "1z", "7z",
+        "1m",
+        "9m",
+        "1p",
+        "9p",
+        "1s",
+        "9s",
+        "1z",
+        "7z",
     ]
 
 
 def test_groups_in_any_order_parse_to_the_same_tiles():
-    assert sorted(parse_tiles("7z123m55p")) == sorted(parse_tiles("123m55p7z")) == [0, 1, 2, 13, 13, 33]
+    assert (
+        sorted(parse_tiles("7z123m55p"))
+        == sorted(parse_tiles("123m55p7z"))
+        == [0, 1, 2, 13, 13, 33]
+    )
 
 
 def test_repeated_suit_groups_and_spaces_are_allowed():
@@ -41,7 +52,14 @@ def test_format_sorts_and_groups():
 
 @pytest.mark.parametrize(
     ("text", "position", "char"),
-    [("12x", 2, "x"), ("8z", 0, "8"), ("m", 0, "m"), ("123", 0, "1"), ("10m", 1, "0"), ("1m,2m", 2, ",")],
+    [
+        ("12x", 2, "x"),
+        ("8z", 0, "8"),
+        ("m", 0, "m"),
+        ("123", 0, "1"),
+        ("10m", 1, "0"),
+        ("1m,2m", 2, ","),
+    ],
 )
 def test_errors_name_the_bad_character_and_its_position(text, position, char):
     with pytest.raises(TileParseError) as caught:
@@ -68,7 +86,13 @@ def test_names_in_both_languages():
     assert tile_name(parse_tile("9p"), "zh") == "九筒"
     assert tile_name(parse_tile("5s"), "en") == "5 Bamboo"
     assert [tile_name(parse_tile(f"{rank}z"), "zh") for rank in range(1, 8)] == [
-        "东风", "南风", "西风", "北风", "白板", "发财", "红中",
+        "东风",
+        "南风",
+        "西风",
+        "北风",
+        "白板",
+        "发财",
+        "红中",
     ]
     assert tile_name(parse_tile("6z"), "en") == "Green Dragon"
 

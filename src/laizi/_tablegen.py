@@ -27,7 +27,7 @@ import struct
 import sys
 import zlib
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 MAX_TILES = 14
@@ -81,7 +81,9 @@ def _melds_with_lowest(v: Counts, suited: bool) -> Iterator[tuple[int, Counts]]:
         yield wild, _minus(v, *used)
 
 
-def _pairs_with_lowest(v: Counts, pair_positions: tuple[int, ...] | None) -> Iterator[tuple[int, Counts]]:
+def _pairs_with_lowest(
+    v: Counts, pair_positions: tuple[int, ...] | None
+) -> Iterator[tuple[int, Counts]]:
     i = _first(v)
     if pair_positions is not None and i not in pair_positions:
         return
@@ -91,7 +93,7 @@ def _pairs_with_lowest(v: Counts, pair_positions: tuple[int, ...] | None) -> Ite
         yield 2 - real, tuple(rest)
 
 
-@lru_cache(maxsize=None)
+@cache
 def meld_need(v: Counts, suited: bool) -> int:
     """``M``: wildcards so that every tile of ``v`` sits in a meld."""
     if _first(v) < 0:
@@ -99,7 +101,7 @@ def meld_need(v: Counts, suited: bool) -> int:
     return min(wild + meld_need(rest, suited) for wild, rest in _melds_with_lowest(v, suited))
 
 
-@lru_cache(maxsize=None)
+@cache
 def pair_need(v: Counts, suited: bool, pair_positions: tuple[int, ...] | None) -> int:
     """``P``/``P258``: wildcards for melds plus one pair (restricted to ``pair_positions``)."""
     best = 2 + meld_need(v, suited)  # the pair made of two wildcards (a wildcard may be a 2/5/8)
@@ -116,7 +118,7 @@ def _index(k: int, p: int) -> int:
     return 2 * k + p
 
 
-@lru_cache(maxsize=None)
+@cache
 def partial_need(v: Counts, suited: bool) -> tuple[int, ...]:
     """``f``: for each (k melds, p pairs), index ``2k + p``, the fewest missing tiles."""
     best = [3 * k + 2 * p for k in range(MAX_MELDS + 1) for p in (0, 1)]
@@ -155,8 +157,13 @@ SUIT_258 = (1, 4, 7)
 def suit_row(v: Counts) -> tuple[int, ...]:
     """One suit's entry: (tiles, M, P-M, P258-M, f…)."""
     m = meld_need(v, True)
-    return (sum(v), m, pair_need(v, True, None) - m, pair_need(v, True, SUIT_258) - m,
-            *partial_need(v, True))
+    return (
+        sum(v),
+        m,
+        pair_need(v, True, None) - m,
+        pair_need(v, True, SUIT_258) - m,
+        *partial_need(v, True),
+    )
 
 
 def honor_row(v: Counts) -> tuple[int, ...]:

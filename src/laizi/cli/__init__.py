@@ -9,8 +9,10 @@ from __future__ import annotations
 import sys
 
 # Subcommand modules register their commands on `app` when imported.
-# (subcommand imports follow)
-from laizi.cli import deal, replay, verify  # noqa: F401  (engine: issue 4)
+from laizi.cli import analyze as _analyze  # noqa: F401
+from laizi.cli import deal as _deal  # noqa: F401
+from laizi.cli import replay as _replay  # noqa: F401
+from laizi.cli import verify as _verify  # noqa: F401
 from laizi.cli.common import app
 
 __all__ = ["app", "main"]
