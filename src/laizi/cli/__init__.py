@@ -12,6 +12,7 @@ from laizi.cli.common import app
 
 # Subcommand modules register their commands on `app` when imported.
 # (subcommand imports follow)
+import laizi.cli.score  # noqa: E402, F401
 
 __all__ = ["app", "main"]
 
