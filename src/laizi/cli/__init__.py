@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import sys
 
-from laizi.cli.common import app
-
 # Subcommand modules register their commands on `app` when imported.
-# (subcommand imports follow)
-import laizi.cli.score  # noqa: E402, F401
+from laizi.cli import analyze as _analyze  # noqa: F401
+from laizi.cli import score as _score  # noqa: F401
+from laizi.cli.common import app
 
 __all__ = ["app", "main"]
 

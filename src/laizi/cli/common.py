@@ -30,7 +30,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-LangOption = typer.Option(None, "--lang", help="Language of the text: zh or en (else LAIZI_LANG, else the locale).")
+LangOption = typer.Option(
+    None, "--lang", help="Language of the text: zh or en (else LAIZI_LANG, else the locale)."
+)
 
 
 def lang_or_exit(explicit: str | None) -> Lang:
@@ -94,3 +96,8 @@ def load_json(source: str) -> Any:
 
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not strict JSON")
+
+
+@app.callback()
+def _root() -> None:
+    """Wuhan (武汉麻将) and Baishan (白山麻将) mahjong: analyse hands, score, replay, play."""
