@@ -17,6 +17,7 @@
 """
 
 from laizi.rules.melds import Meld
+from laizi.scoring.escape import escape_payments
 from laizi.scoring.input import situation_from_json
 from laizi.scoring.model import (
     Factor,
@@ -37,6 +38,7 @@ __all__ = [
     "Settlement",
     "WinSituation",
     "current_multiplier",
+    "escape_payments",
     "multipliers",
     "score",
     "situation_from_json",

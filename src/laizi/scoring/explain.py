@@ -61,11 +61,6 @@ CONTRACT_NAMES = {
     "quanqiuren": ("全求人承包（放冲者未听牌）", "all-from-others, discarder not ready"),
     "sanjubao": ("三句包（清一色第三口）", "one-suit, third opening"),
 }
-WIN_HOW = {
-    "discard": ("点炮", "on a discard"),
-    "self_draw": ("自摸", "self-drawn"),
-    "rob_kong": ("抢杠", "robbing a kong"),
-}
 
 
 def number_text(value: Fraction | int) -> str:
@@ -128,22 +123,7 @@ def explain(s: Settlement, lang: Lang) -> str:
         + f" · {pick(lang, '必杠', 'must-gang')} "
         + " ".join(format_tile(t) for t in sorted(s.special.must_gang))
     )
-    how = pick(lang, *WIN_HOW[sit.win])
-    source = (
-        ""
-        if sit.from_seat is None
-        else pick(lang, f"，{sit.from_seat}号位出牌", f" from seat {sit.from_seat}")
-    )
-    lines.append(
-        pick(
-            lang,
-            f"{sit.winner}号位 {how}胡 {format_tile(sit.winning_tile)}",
-            f"Seat {sit.winner} wins {how}",
-        )
-        + (pick(lang, "", f" on {format_tile(sit.winning_tile)}"))
-        + source
-        + pick(lang, f"；庄家 {sit.dealer}号位", f"; dealer seat {sit.dealer}")
-    )
+    lines.append(_how_won(s, lang))
     if not s.allowed:
         lines.append(
             pick(lang, "不能胡：", "Win refused: ")
@@ -230,3 +210,29 @@ def _after_caps(s: Settlement, seat: int) -> Fraction:
     """What ``seat`` owes after caps, before any contract moves it."""
     amount = s.after_caps[seat]
     return Fraction(0) if amount is None else amount
+
+
+def _how_won(s: Settlement, lang: Lang) -> str:
+    sit = s.situation
+    tile = format_tile(sit.winning_tile)
+    if sit.win == "discard":
+        text = pick(
+            lang,
+            f"{sit.winner}号位胡 {tile}（{sit.from_seat}号位放冲）",
+            f"Seat {sit.winner} wins on {tile} discarded by seat {sit.from_seat}",
+        )
+    elif sit.win == "rob_kong":
+        text = pick(
+            lang,
+            f"{sit.winner}号位抢 {sit.from_seat}号位的杠 {tile}",
+            f"Seat {sit.winner} wins robbing seat {sit.from_seat}'s kong of {tile}",
+        )
+    else:
+        text = pick(
+            lang, f"{sit.winner}号位自摸 {tile}", f"Seat {sit.winner} wins on a self-drawn {tile}"
+        )
+    if sit.after_kong:
+        text += pick(lang, "（杠后补牌）", " (replacement draw after a kong)")
+    if sit.haidi:
+        text += pick(lang, "（海底）", " (in the 海底 round)")
+    return text + pick(lang, f" · 庄家 {sit.dealer}号位", f" · dealer: seat {sit.dealer}")
