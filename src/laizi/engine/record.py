@@ -28,7 +28,7 @@ from laizi.engine.actions import (
     Action,
     ActionError,
 )
-from laizi.engine.game import IllegalAction, apply, new_hand
+from laizi.engine.game import IllegalAction, apply, new_hand, number
 from laizi.engine.registry import make_ruleset
 from laizi.engine.state import HandState
 from laizi.engine.wall import WallError, commitment, parse_seed
@@ -68,15 +68,15 @@ def to_jsonl(events: list[dict[str, Any]]) -> str:
 def parse_record(text: str) -> list[dict[str, Any]]:
     """The events of a JSON Lines record; blank lines are skipped.  RecordError on bad JSON."""
     events = []
-    for number, line in enumerate(text.splitlines()):
+    for line_number, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
         try:
             event = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(len(events), f"line {number + 1} is not JSON: {error.msg}") from None
+            raise RecordError(len(events), f"line {line_number + 1} is not JSON: {error.msg}") from None
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            raise RecordError(len(events), f"line {number + 1} is not an event object")
+            raise RecordError(len(events), f"line {line_number + 1} is not an event object")
         events.append(event)
     return events
 
@@ -216,15 +216,17 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
     bounds = [*starts, len(events)]
     totals = None
     summary = []
-    for number, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+    for hand_index, (lo, hi) in enumerate(itertools.pairwise(bounds)):
         try:
             state, _ = replay_record(events[lo:hi])
         except RecordError as error:
             index = lo + error.index
             message = str(error).split(": ", 1)[1]
-            return Verdict(False, number, f"event {index}: {message}", index)
-        if totals is not None and tuple(state.scores) != totals:
-            return Verdict(False, number, f"event {lo}: running totals do not carry on", lo)
+            return Verdict(False, hand_index, f"event {index}: {message}", index)
+        if totals is not None and [number(x) for x in state.scores] != [
+            number(x) for x in totals
+        ]:
+            return Verdict(False, hand_index, f"event {lo}: running totals do not carry on", lo)
         assert state.result is not None
         payments = state.result["payments"]
         totals = tuple(a + b for a, b in zip(state.scores, payments, strict=True))
