@@ -74,7 +74,8 @@ def parse_record(text: str) -> list[dict[str, Any]]:
         try:
             event = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(len(events), f"line {line_number + 1} is not JSON: {error.msg}") from None
+            message = f"line {line_number + 1} is not JSON: {error.msg}"
+            raise RecordError(len(events), message) from None
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             raise RecordError(len(events), f"line {line_number + 1} is not an event object")
         events.append(event)
