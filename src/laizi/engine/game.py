@@ -52,6 +52,18 @@ __all__ = [
 
 Event = dict[str, Any]
 TILE = tuple(format_tile(t) for t in range(34))
+# Actions are immutable values: build each one once (the hot path only picks them).
+_TILE_ACTIONS = {
+    kind: tuple(tuple(Action(seat, kind, tile) for tile in range(34)) for seat in range(4))
+    for kind in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG)
+}
+_PLAIN_ACTIONS = {
+    kind: tuple(Action(seat, kind) for seat in range(4)) for kind in (WIN, PASS, PUNG, KONG)
+}
+_CHOW_ACTIONS = tuple(
+    {low: Action(seat, CHOW, None, (low, low + 1, low + 2)) for low in range(27) if low % 9 < 7}
+    for seat in range(4)
+)
 _SELF_DRAW = "self_draw"
 _DISCARD_WIN = "discard"
 _ROB_KONG = "rob_kong"
@@ -160,6 +172,15 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
 
     ``abandon`` (逃跑) is always allowed to a seated player while the hand runs and is not listed.
     """
+    cached = state.legal_cache
+    if cached is not None and cached[0] == state.events and cached[1] == seat:
+        return cached[2]
+    found = _legal_actions(state, seat)
+    state.legal_cache = (state.events, seat, found)
+    return found
+
+
+def _legal_actions(state: HandState, seat: int) -> list[Action]:
     phase = state.phase
     if phase == TURN:
         return _turn_actions(state) if seat == state.turn else []
@@ -167,9 +188,9 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
         if seat in state.decisions:
             return []
         options = state.options.get(seat)
-        return [*options, Action(seat, PASS)] if options else []
+        return [*options, _PLAIN_ACTIONS[PASS][seat]] if options else []
     if phase == FINAL and seat == state.turn:
-        return [Action(seat, WIN), Action(seat, PASS)]
+        return [_PLAIN_ACTIONS[WIN][seat], _PLAIN_ACTIONS[PASS][seat]]
     return []
 
 
@@ -179,6 +200,7 @@ def _turn_actions(state: HandState) -> list[Action]:
     counts = player.counts
     mask = state.special_mask
     can_replace = state.back > state.front
+    discards = _TILE_ACTIONS[DISCARD][seat]
     actions: list[Action] = []
     kongs: list[Action] = []
     for kind in range(34):
@@ -188,19 +210,19 @@ def _turn_actions(state: HandState) -> list[Action]:
         if mask[kind]:
             # A4/A3: a must-gang tile or laizi is laid out; discarding it counts as laying it out.
             if can_replace:
-                actions.append(Action(seat, DISCARD, kind))
-                kongs.append(Action(seat, LAY_OUT, kind))
+                actions.append(discards[kind])
+                kongs.append(_TILE_ACTIONS[LAY_OUT][seat][kind])
             continue
-        actions.append(Action(seat, DISCARD, kind))
+        actions.append(discards[kind])
         if n == 4 and can_replace:
-            kongs.append(Action(seat, CONCEALED_KONG, kind))
+            kongs.append(_TILE_ACTIONS[CONCEALED_KONG][seat][kind])
     if can_replace:
         for meld in player.melds:
             if meld.kind == PUNG and counts[meld.tiles[0]]:
-                kongs.append(Action(seat, ADDED_KONG, meld.tiles[0]))
+                kongs.append(_TILE_ACTIONS[ADDED_KONG][seat][meld.tiles[0]])
     actions += kongs
     if state.drawn is not None and _offer(state, seat, state.drawn, _SELF_DRAW) is not None:
-        actions.append(Action(seat, WIN))
+        actions.append(_PLAIN_ACTIONS[WIN][seat])
     return actions
 
 
@@ -359,13 +381,13 @@ def _open_window(state: HandState, events: list[Event], seat: int, tile: int, ph
         player = state.players[other]
         opts: list[Action] = []
         if not player.win_locked and _offer(state, other, tile, how) is not None:
-            opts.append(Action(other, WIN))
+            opts.append(_PLAIN_ACTIONS[WIN][other])
         if phase == CLAIM and not state.special_mask[tile]:
             n = player.counts[tile]
             if n >= 2:
-                opts.append(Action(other, PUNG))
+                opts.append(_PLAIN_ACTIONS[PUNG][other])
                 if n == 3 and can_replace:
-                    opts.append(Action(other, KONG))
+                    opts.append(_PLAIN_ACTIONS[KONG][other])
             if tile < 27 and ruleset.chow_allowed(seat, other):
                 opts += _chows(state, other, tile)
         if opts:
@@ -391,7 +413,7 @@ def _chows(state: HandState, seat: int, tile: int) -> list[Action]:
         others = [t for t in (low, low + 1, low + 2) if t != tile]
         # A3/A4: a laizi or must-gang tile can never help to chow.
         if all(counts[t] and not mask[t] for t in others):
-            found.append(Action(seat, CHOW, None, (low, low + 1, low + 2)))
+            found.append(_CHOW_ACTIONS[seat][low])
     return found
 
 

@@ -126,6 +126,8 @@ class HandState:
     result: dict[str, Any] | None = None
     events: int = 0
     """Events produced so far (the index the next event gets in the record)."""
+    legal_cache: tuple[int, int, list[Action]] | None = None
+    """The last ``legal_actions`` answer: (events, seat, actions); ``apply`` checks against it."""
 
     @property
     def live(self) -> int:
