@@ -1,4 +1,4 @@
-"""The state machine of one hand: ``new_hand``, ``legal_actions``, ``apply``.
+"""The state machine of one hand: ``legal_actions`` and ``apply`` (dealing: ``dealing.py``).
 
 Pure: no I/O, no clock, no randomness.  The wall comes from a seed (or is given whole); every
 question a rule text answers goes to the state's :class:`~laizi.engine.ruleset.Ruleset`.
@@ -28,30 +28,15 @@ from laizi.engine.actions import (
     WIN,
     Action,
 )
-from laizi.engine.ruleset import Ruleset, WinOffer
-from laizi.engine.state import (
-    CLAIM,
-    FINAL,
-    OVER,
-    ROB,
-    TURN,
-    HandState,
-    PlayerState,
-    TableMeld,
-)
-from laizi.engine.wall import WALL_SIZE, WallError, commitment, wall_from_seed
-from laizi.tiles import format_tile, format_tiles
+from laizi.engine.dealing import new_hand
+from laizi.engine.events import TILE, Event, number, sequence_text
+from laizi.engine.illegal import IllegalAction, why_illegal
+from laizi.engine.ruleset import WinOffer
+from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState, TableMeld
+from laizi.tiles import format_tiles
 
-__all__ = [
-    "IllegalAction",
-    "apply",
-    "legal_actions",
-    "new_hand",
-    "number",
-]
+__all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why_illegal"]
 
-Event = dict[str, Any]
-TILE = tuple(format_tile(t) for t in range(34))
 # Actions are immutable values: build each one once (the hot path only picks them).
 _TILE_ACTIONS = {
     kind: tuple(tuple(Action(seat, kind, tile) for tile in range(34)) for seat in range(4))
@@ -67,101 +52,6 @@ _CHOW_ACTIONS = tuple(
 _SELF_DRAW = "self_draw"
 _DISCARD_WIN = "discard"
 _ROB_KONG = "rob_kong"
-
-
-class IllegalAction(ValueError):
-    """An action the state does not allow: ``reason`` says why, ``legal`` what was allowed."""
-
-    def __init__(self, action: Action, reason: str, legal: list[Action]) -> None:
-        self.action = action
-        self.reason = reason
-        self.legal = legal
-        shown = ", ".join(a.notation() for a in legal) or "nothing"
-        super().__init__(f"{action.notation()}: {reason}; legal: {shown}")
-
-
-def number(value: Fraction | int) -> int | float:
-    """A point amount for JSON: an integer when whole, else a decimal (exact for 1/2^k)."""
-    if isinstance(value, Fraction):
-        return int(value) if value.denominator == 1 else float(value)
-    return value
-
-
-# --- starting a hand --------------------------------------------------------------------------
-
-
-def new_hand(
-    ruleset: Ruleset,
-    dealer: int = 0,
-    *,
-    seed: bytes | None = None,
-    wall: tuple[int, ...] | None = None,
-    hand_number: int = 0,
-    scores: tuple[Fraction, ...] | None = None,
-) -> tuple[HandState, list[Event]]:
-    """Deal a hand from a 256-bit ``seed`` (fair deals, Part C) or from a whole ``wall``.
-
-    Returns the state (the dealer to act) and the ``start`` and ``deal`` events.
-    """
-    if (seed is None) == (wall is None):
-        raise ValueError("give exactly one of seed or wall")
-    if seed is not None:
-        wall = wall_from_seed(seed)
-    assert wall is not None
-    if len(wall) != WALL_SIZE:
-        raise WallError("wall", f"must be {WALL_SIZE} tiles")
-    players = [PlayerState([0] * 34) for _ in range(4)]
-    position = 0
-    for k in range(4):
-        seat = (dealer + k) % 4
-        size = 14 if k == 0 else 13
-        counts = players[seat].counts
-        for tile in wall[position : position + size]:
-            counts[tile] += 1
-        position += size
-    indicator = None
-    if ruleset.uses_indicator:
-        indicator = wall[position]
-        position += 1
-    specials = ruleset.specials(indicator)
-    laid_out_kinds = specials.laid_out_kinds
-    state = HandState(
-        ruleset=ruleset,
-        dealer=dealer,
-        wall=tuple(wall),
-        front=position,
-        back=WALL_SIZE,
-        specials=specials,
-        players=players,
-        seed=seed,
-        commitment=None if seed is None else commitment(seed),
-        hand_number=hand_number,
-        scores=tuple(scores) if scores is not None else (Fraction(0),) * 4,
-        turn=dealer,
-        drawn=wall[13],
-        special_mask=tuple(kind in laid_out_kinds for kind in range(34)),
-    )
-    start: Event = {
-        "type": "start",
-        "game": ruleset.game,
-        "rules": ruleset.settings_json(),
-        "hand": hand_number,
-        "dealer": dealer,
-        "scores": [number(s) for s in state.scores],
-        "commitment": state.commitment,
-    }
-    if seed is None:
-        start["wall"] = "".join(TILE[t] for t in wall)
-    deal: Event = {
-        "type": "deal",
-        "hands": [format_tiles(p.concealed()) for p in players],
-        "indicator": None if indicator is None else TILE[indicator],
-        "laizi": None if specials.laizi is None else TILE[specials.laizi],
-        "pi": [TILE[t] for t in specials.pi],
-        "must_gang": [TILE[t] for t in sorted(specials.must_gang)],
-    }
-    state.events = 2
-    return state, [start, deal]
 
 
 # --- what may be done -------------------------------------------------------------------------
@@ -233,52 +123,6 @@ def _offer(state: HandState, seat: int, tile: int, how: str) -> WinOffer | None:
     offer = state.ruleset.win_offer(state, seat, tile, how)
     state.offers[key] = offer  # type: ignore[assignment]
     return offer
-
-
-def why_illegal(state: HandState, action: Action) -> str:
-    """A short reason an action is not legal now (for error messages)."""
-    seat = action.seat
-    if state.phase == OVER:
-        return "the hand is over"
-    acting = state.to_act()
-    if seat not in acting:
-        if state.phase in (CLAIM, ROB) and seat in state.decisions:
-            return f"seat {seat} has already decided on this tile"
-        if (
-            state.phase == CLAIM
-            and action.type == CHOW
-            and not state.ruleset.chow_allowed(state.claim_from or 0, seat)
-        ):
-            return f"seat {seat} may chow only from the previous seat, not from seat " \
-                f"{state.claim_from}"
-        if state.phase in (CLAIM, ROB):
-            return f"seat {seat} has no claim on {TILE[state.claim_tile or 0]}"
-        return f"it is seat {state.turn}'s turn, not seat {seat}'s"
-    player = state.players[seat]
-    tile = action.tile
-    if tile is not None and action.type in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG):
-        if not player.counts[tile]:
-            return f"seat {seat} holds no {TILE[tile]}"
-        if action.type == LAY_OUT and not state.special_mask[tile]:
-            return f"{TILE[tile]} is neither a must-gang tile nor the laizi"
-        if action.type == CONCEALED_KONG and state.special_mask[tile]:
-            return f"{TILE[tile]} can't be konged, only laid out"
-        if action.type == CONCEALED_KONG:
-            return f"seat {seat} holds {player.counts[tile]} {TILE[tile]}, not 4"
-        if action.type == ADDED_KONG:
-            return f"seat {seat} has no pung of {TILE[tile]}"
-    if action.type == WIN:
-        return "the rules do not allow this win"
-    if action.type == CHOW and state.phase == CLAIM:
-        discarder = state.claim_from if state.claim_from is not None else -1
-        if not state.ruleset.chow_allowed(discarder, seat):
-            return f"seat {seat} may chow only from the previous seat"
-        return f"{action.notation()} is not a chow of {TILE[state.claim_tile or 0]} from the hand"
-    if state.phase == FINAL:
-        return "in the final round (海底) a seat may only win or pass"
-    if state.phase in (CLAIM, ROB):
-        return f"not a claim seat {seat} can make on {TILE[state.claim_tile or 0]}"
-    return f"{action.type} is not possible now"
 
 
 # --- doing it ---------------------------------------------------------------------------------
@@ -424,7 +268,7 @@ def _decide(state: HandState, action: Action, events: list[Event]) -> None:
     else:
         event: Event = {"type": "claim", "seat": seat, "claim": action.type}
         if action.tiles is not None:
-            event["tiles"] = "".join(TILE[t][0] for t in action.tiles) + TILE[action.tiles[0]][1]
+            event["tiles"] = sequence_text(action.tiles)
         events.append(event)
     if action.type != WIN and state.ruleset.pass_win_locked():
         how = _ROB_KONG if state.phase == ROB else _DISCARD_WIN
@@ -468,7 +312,7 @@ def _resolve(state: HandState, events: list[Event]) -> None:
             if t != tile:
                 player.counts[t] -= 1
         player.melds.append(TableMeld(CHOW, action.tiles, discarder))
-        text = "".join(TILE[t][0] for t in action.tiles) + TILE[tile][1]
+        text = sequence_text(action.tiles)
         events.append(
             {"type": "chow", "seat": seat, "tiles": text, "tile": TILE[tile], "from": discarder}
         )

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from laizi.engine.actions import Action
 from laizi.engine.ruleset import Ruleset, Specials, WinOffer
-from laizi.tiles import format_tile, tiles_of
+from laizi.tiles import format_tile, format_tiles, tiles_of
 
 __all__ = [
     "CLAIM",
@@ -45,6 +45,10 @@ class TableMeld(NamedTuple):
     kind: str
     tiles: tuple[int, ...]
     from_seat: int | None
+
+    def __repr__(self) -> str:
+        source = "" if self.from_seat is None else f" from {self.from_seat}"
+        return f"TableMeld({self.kind} {_notation(self.tiles)}{source})"
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {"kind": self.kind, "tiles": _notation(self.tiles)}
@@ -128,6 +132,13 @@ class HandState:
     """Events produced so far (the index the next event gets in the record)."""
     legal_cache: tuple[int, int, list[Action]] | None = None
     """The last ``legal_actions`` answer: (events, seat, actions); ``apply`` checks against it."""
+
+    def __repr__(self) -> str:
+        hands = " ".join(format_tiles(p.concealed()) for p in self.players)
+        return (
+            f"HandState({self.ruleset.game} hand {self.hand_number}, dealer {self.dealer}, "
+            f"{self.phase} seat {self.turn}, {self.wall_left} in the wall, hands {hands})"
+        )
 
     @property
     def live(self) -> int:

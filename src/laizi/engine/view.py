@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from laizi.engine.game import TILE, legal_actions, number
+from laizi.engine.events import TILE, number
+from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.tiles import format_tiles
 
