@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from laizi.hand import HandSizeError, complete
 from laizi.rules.melds import Meld
 from laizi.tiles import KINDS, format_tile, format_tiles
 
@@ -169,7 +170,7 @@ _RESTRICTIONS: tuple[tuple[int, bool, bool, bool], ...] = (
 )
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 16)
 def _decomposable(
     counts: tuple[int, ...], wild: int, allowed: int, pair_kinds: int, triplets_only: bool
 ) -> bool:
@@ -226,7 +227,7 @@ def _melds_through(
     return options
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 16)
 def _melds_only(counts: tuple[int, ...], wild: int, allowed: int, triplets_only: bool) -> bool:
     """Can ``counts`` plus ``wild`` wildcards form melds only (no pair)?"""
     lowest = next((k for k, c in enumerate(counts) if c), None)
@@ -313,8 +314,16 @@ def _readings(
     if wilds:
         ways.append((soft_counts, wilds, False))
 
+    # laizi.hand's table check lets wildcards be anything, so it is a superset of every
+    # standard reading here: when it says no, only 乱风/乱将 remain to try.
+    try:
+        shaped = complete(concealed, laizi)
+    except HandSizeError:  # a fifth copy in a what-if hand (is_ready): the search decides
+        shaped = True
     found: list[Reading] = []
     for mask, one_suit, honors, two_five_eight in _RESTRICTIONS:
+        if not shaped and not (honors or two_five_eight):
+            continue
         if not _within(meld_counts, mask):
             continue
         allowed = mask & ~forbidden
@@ -325,11 +334,11 @@ def _readings(
             shapes: list[tuple[str, bool]] = []  # (shape, pair is 2/5/8)
             if any_shape:
                 shapes.append(("any", False))
-            if _decomposable(counts, wild, allowed, allowed, False):
+            if shaped and _decomposable(counts, wild, allowed, allowed, False):
                 shapes.append(("standard", False))
                 if _decomposable(counts, wild, allowed, allowed & _TWO_FIVE_EIGHT, False):
                     shapes.append(("standard", True))
-            if not has_chow and _decomposable(counts, wild, allowed, allowed, True):
+            if shaped and not has_chow and _decomposable(counts, wild, allowed, allowed, True):
                 shapes.append(("triplets", False))
             for shape, pair_258 in shapes:
                 wins = set()
