@@ -31,8 +31,10 @@ __all__ = [
     "Reading",
     "SpecialTiles",
     "Verdict",
+    "claim_order",
     "evaluate",
     "is_ready",
+    "next_dealer",
     "special_tiles",
     "winning_tiles",
 ]
@@ -390,3 +392,37 @@ def winning_tiles(
         if any(evaluate(counts, melds, special, win=w).allowed for w in wins):
             out.append(tile)
     return out
+
+
+# -- the table's order (A6, A9) --------------------------------------------------------------------
+def claim_order(win_priority: str, dealer: int, discarder: int) -> tuple[int, ...]:
+    """一炮单响 (A6): the seats that may win one discard, first claimant first.
+
+    ``from_dealer`` counts from the dealer in play order, ``from_discarder`` from the seat after
+    the discarder; the discarder never wins its own tile.  The same order settles several players
+    robbing one kong.
+
+    >>> claim_order("from_dealer", dealer=2, discarder=3)
+    (2, 0, 1)
+    >>> claim_order("from_discarder", dealer=2, discarder=3)
+    (0, 1, 2)
+    """
+    if win_priority == "from_dealer":
+        start = dealer
+    elif win_priority == "from_discarder":
+        start = discarder + 1
+    else:
+        raise ValueError(f"unknown win_priority {win_priority!r}")
+    return tuple(seat % 4 for seat in range(start, start + 4) if seat % 4 != discarder)
+
+
+def next_dealer(dealer: int, winner: int | None) -> int:
+    """坐庄 (A9): the dealer stays on its own win or a drawn hand (``winner`` None), else the deal
+    passes to the next seat in play order.
+
+    >>> next_dealer(2, None), next_dealer(2, 2), next_dealer(2, 0), next_dealer(3, 1)
+    (2, 2, 3, 0)
+    """
+    if winner is None or winner == dealer:
+        return dealer
+    return (dealer + 1) % 4
