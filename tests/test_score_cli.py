@@ -140,3 +140,10 @@ def test_unreadable_inputs_exit_1() -> None:
 
 def test_bad_lang_is_a_usage_error() -> None:
     assert run(str(EXAMPLES / "a7-example1-seed000.json"), "--lang", "fr").returncode == 2
+
+
+def test_the_worked_example_in_docs_is_real_output() -> None:
+    doc = (ROOT / "docs" / "score.md").read_text(encoding="utf-8")
+    block = doc.split("--lang zh`:\n\n```\n", 1)[1].split("```", 1)[0]
+    result = run(str(EXAMPLES / "a7-example1-seed000.json"), lang="zh")
+    assert result.stdout == block

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from laizi.hand import HandSizeError, complete
 from laizi.rules.melds import Meld
 from laizi.tiles import KINDS, format_tile, format_tiles
 
@@ -30,8 +31,10 @@ __all__ = [
     "Reading",
     "SpecialTiles",
     "Verdict",
+    "claim_order",
     "evaluate",
     "is_ready",
+    "next_dealer",
     "special_tiles",
     "winning_tiles",
 ]
@@ -169,7 +172,7 @@ _RESTRICTIONS: tuple[tuple[int, bool, bool, bool], ...] = (
 )
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 16)
 def _decomposable(
     counts: tuple[int, ...], wild: int, allowed: int, pair_kinds: int, triplets_only: bool
 ) -> bool:
@@ -226,7 +229,7 @@ def _melds_through(
     return options
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 16)
 def _melds_only(counts: tuple[int, ...], wild: int, allowed: int, triplets_only: bool) -> bool:
     """Can ``counts`` plus ``wild`` wildcards form melds only (no pair)?"""
     lowest = next((k for k, c in enumerate(counts) if c), None)
@@ -313,8 +316,16 @@ def _readings(
     if wilds:
         ways.append((soft_counts, wilds, False))
 
+    # laizi.hand's table check lets wildcards be anything, so it is a superset of every
+    # standard reading here: when it says no, only 乱风/乱将 remain to try.
+    try:
+        shaped = complete(concealed, laizi)
+    except HandSizeError:  # a fifth copy in a what-if hand (is_ready): the search decides
+        shaped = True
     found: list[Reading] = []
     for mask, one_suit, honors, two_five_eight in _RESTRICTIONS:
+        if not shaped and not (honors or two_five_eight):
+            continue
         if not _within(meld_counts, mask):
             continue
         allowed = mask & ~forbidden
@@ -325,11 +336,11 @@ def _readings(
             shapes: list[tuple[str, bool]] = []  # (shape, pair is 2/5/8)
             if any_shape:
                 shapes.append(("any", False))
-            if _decomposable(counts, wild, allowed, allowed, False):
+            if shaped and _decomposable(counts, wild, allowed, allowed, False):
                 shapes.append(("standard", False))
                 if _decomposable(counts, wild, allowed, allowed & _TWO_FIVE_EIGHT, False):
                     shapes.append(("standard", True))
-            if not has_chow and _decomposable(counts, wild, allowed, allowed, True):
+            if shaped and not has_chow and _decomposable(counts, wild, allowed, allowed, True):
                 shapes.append(("triplets", False))
             for shape, pair_258 in shapes:
                 wins = set()
@@ -381,3 +392,37 @@ def winning_tiles(
         if any(evaluate(counts, melds, special, win=w).allowed for w in wins):
             out.append(tile)
     return out
+
+
+# -- the table's order (A6, A9) --------------------------------------------------------------------
+def claim_order(win_priority: str, dealer: int, discarder: int) -> tuple[int, ...]:
+    """一炮单响 (A6): the seats that may win one discard, first claimant first.
+
+    ``from_dealer`` counts from the dealer in play order, ``from_discarder`` from the seat after
+    the discarder; the discarder never wins its own tile.  The same order settles several players
+    robbing one kong.
+
+    >>> claim_order("from_dealer", dealer=2, discarder=3)
+    (2, 0, 1)
+    >>> claim_order("from_discarder", dealer=2, discarder=3)
+    (0, 1, 2)
+    """
+    if win_priority == "from_dealer":
+        start = dealer
+    elif win_priority == "from_discarder":
+        start = discarder + 1
+    else:
+        raise ValueError(f"unknown win_priority {win_priority!r}")
+    return tuple(seat % 4 for seat in range(start, start + 4) if seat % 4 != discarder)
+
+
+def next_dealer(dealer: int, winner: int | None) -> int:
+    """坐庄 (A9): the dealer stays on its own win or a drawn hand (``winner`` None), else the deal
+    passes to the next seat in play order.
+
+    >>> next_dealer(2, None), next_dealer(2, 2), next_dealer(2, 0), next_dealer(3, 1)
+    (2, 2, 3, 0)
+    """
+    if winner is None or winner == dealer:
+        return dealer
+    return (dealer + 1) % 4
