@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from laizi import hand as hand_shapes
 from laizi.engine.ruleset import Ruleset, Specials, WinOffer
 from laizi.rules import Meld, Settings, special_tiles
-from laizi.scoring import PlayerHand, WinSituation, score
+from laizi.rules.wuhan import claim_order, next_dealer
+from laizi.scoring import PlayerHand, WinSituation, escape_payments, score
 from laizi.scoring import multipliers as current_multipliers
 
 if TYPE_CHECKING:
@@ -62,8 +63,11 @@ class WuhanRuleset(Ruleset):
     # --- claims ---------------------------------------------------------------------------
     def win_order(self, dealer: int, discarder: int) -> Sequence[int]:
         """一炮单响 (A6): first from the dealer (default) or from the discarder's next seat."""
-        start = dealer if self.settings.win_priority == "from_dealer" else discarder + 1
-        return [s for s in ((start + k) % 4 for k in range(4)) if s != discarder]
+        return claim_order(self.settings.win_priority, dealer, discarder)
+
+    def next_dealer(self, dealer: int, winner: int | None) -> int:
+        """坐庄 (A9): stays on a dealer win or a drawn hand, else the next seat."""
+        return next_dealer(dealer, winner)
 
     def pass_win_locked(self) -> bool:
         return bool(self.settings.pass_win_locked)
@@ -133,8 +137,7 @@ class WuhanRuleset(Ruleset):
     # --- money ----------------------------------------------------------------------------
     def escape_payments(self, seat: int) -> tuple[Fraction, ...]:
         """逃跑 (A9): the escapee pays ``escape_penalty``, split equally among the other three."""
-        penalty = Fraction(self.settings.escape_penalty) * Fraction(self.settings.base)
-        return tuple(-penalty if s == seat else penalty / 3 for s in range(4))
+        return tuple(escape_payments(self.settings, seat))
 
     def multipliers(self, state: HandState) -> list[dict[str, Any]] | None:
         """Every seat's current multiplier with its factors (A7; 003 shows them on the table)."""
