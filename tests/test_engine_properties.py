@@ -125,3 +125,29 @@ def test_two_thousand_random_hands_across_all_presets():
        actions=st.integers(min_value=0, max_value=2**32))
 def test_any_seed_plays_a_consistent_hand(seed, preset, actions):
     play_and_check(preset, seed, random.Random(actions), deep=True)
+
+
+def test_the_cheap_refusals_never_hide_a_win_scoring_would_allow():
+    """The Wuhan ruleset refuses before scoring (not opened, must-gang held, no shape); on every
+    discard of 300 claim-happy hands its answer equals ``laizi.scoring.score`` asked directly."""
+    from laizi.scoring import score
+
+    rng = random.Random(77)
+    allowed_seen = 0
+    for index in range(300):
+        ruleset = make_ruleset(PRESET_NAMES[index % len(PRESET_NAMES)])
+        state, _ = new_hand(ruleset, index % 4, seed=rng.randbytes(32))
+        choose = greedy(rng)
+        while not state.over:
+            if state.phase == "claim":
+                tile, discarder = state.claim_tile, state.claim_from
+                for seat in range(4):
+                    if seat == discarder:
+                        continue
+                    full = score(ruleset.situation(state, seat, tile, "discard")).allowed
+                    offered = ruleset.win_offer(state, seat, tile, "discard") is not None
+                    assert full == offered
+                    allowed_seen += full
+            seat = state.to_act()[0]
+            apply(state, choose(legal_actions(state, seat)))
+    assert allowed_seen > 0
