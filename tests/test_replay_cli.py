@@ -51,6 +51,14 @@ def test_every_example_replays_to_its_end(name, winner, win):
     assert events[0]["type"] == "start"
 
 
+def test_an_escape_ends_the_hand_with_the_penalty_split_three_ways():
+    result = run("replay", str(EXAMPLES / "escape.json"))
+    assert result.returncode == 0, result.stderr
+    last = lines(result.stdout)[-1]
+    assert last["reason"] == "abandon" and last["winner"] is None and last["seat"] == 3
+    assert last["payments_exact"] == ["500/3", "500/3", "500/3", "-500"]
+
+
 def test_a_script_on_standard_input_and_its_record_verifies():
     text = (EXAMPLES / "rob_kong.json").read_text()
     result = run("replay", "-", stdin=text)
