@@ -5,7 +5,7 @@ question a rule text answers goes to the state's :class:`~laizi.engine.ruleset.R
 ``apply`` changes the state in place and returns the events it produced (plain JSON-ready
 dicts, one record line each); draws happen by themselves inside ``apply``.
 
-Phases (``state.phase``): ``turn`` — the seat to act discards, konges, lays out or wins;
+Phases (``state.phase``): ``turn`` — the seat to act discards, kongs, lays out or wins;
 ``claim`` — the other seats decide on a discard; ``rob`` — they decide on an added kong (抢杠);
 ``final`` — the 海底 round, the seat that drew may only win or pass; ``over``.
 """
@@ -64,10 +64,10 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
     """
     cached = state.legal_cache
     if cached is not None and cached[0] == state.events and cached[1] == seat:
-        return cached[2]
+        return list(cached[2])
     found = _legal_actions(state, seat)
     state.legal_cache = (state.events, seat, found)
-    return found
+    return list(found)
 
 
 def _legal_actions(state: HandState, seat: int) -> list[Action]:
@@ -121,7 +121,7 @@ def _offer(state: HandState, seat: int, tile: int, how: str) -> WinOffer | None:
     if key in state.offers:
         return state.offers[key]
     offer = state.ruleset.win_offer(state, seat, tile, how)
-    state.offers[key] = offer  # type: ignore[assignment]
+    state.offers[key] = offer
     return offer
 
 
@@ -146,7 +146,7 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
         state.events += len(events)
         return events
     if check:
-        legal = legal_actions(state, seat)
+        legal = legal_actions(state, seat)  # usually the caller's list, from the cache
         if action not in legal:
             raise IllegalAction(action, why_illegal(state, action), legal)
     events = []

@@ -94,6 +94,8 @@ def _setup(obj: Any) -> tuple[HandState, list[dict[str, Any]], list[Any]]:
         raise ScriptError("hands", "must be four hands, index = seat")
     parsed: list[list[int]] = []
     for seat, text in enumerate(hands):
+        if isinstance(text, list) and all(isinstance(t, str) for t in text):
+            text = "".join(text)  # a list of tiles is accepted too
         if not isinstance(text, str):
             raise ScriptError(f"hands[{seat}]", "must be tile notation")
         try:

@@ -123,7 +123,7 @@ class HandState:
     options: dict[int, list[Action]] = field(default_factory=dict)
     """Seats still to decide in a claim / rob window, with their legal claims (pass implied)."""
     decisions: dict[int, Action] = field(default_factory=dict)
-    offers: dict[tuple[int, str], WinOffer] = field(default_factory=dict)
+    offers: dict[tuple[int, str], WinOffer | None] = field(default_factory=dict)
     """Win offers valid at the current decision point, keyed by (seat, how)."""
     special_mask: tuple[bool, ...] = ()
     """Per kind: laid out instead of discarded (must-gang tiles and the laizi)."""
