@@ -104,3 +104,13 @@ def test_verify_rejects_a_dropped_decision(record):
 def test_verify_reports_unreadable_input_as_bad_input():
     result = run("verify", "-", stdin="{nope\n")
     assert result.returncode == 1
+
+
+def test_deal_plays_a_match_whose_record_verifies_as_a_whole():
+    result = run("deal", "--hands", "3", "--seed", SEED, "--dealer", "2")
+    assert result.returncode == 0
+    events = lines(result.stdout)
+    starts = [e for e in events if e["type"] == "start"]
+    assert len(starts) == 3 and starts[0]["dealer"] == 2
+    checked = run("verify", "-", stdin=result.stdout)
+    assert checked.returncode == 0 and "3 hand(s)" in checked.stdout
