@@ -99,7 +99,7 @@ def _factor(f: Factor, lang: Lang) -> str:
 
 def _mult(m: Multiplier, lang: Lang) -> str:
     if not m.factors:
-        return pick(lang, "无番 M=1", "no factors, M 1")
+        return pick(lang, "无番 → M 1", "no factors → M 1")
     return " · ".join(_factor(f, lang) for f in m.factors) + f" → M {number_text(m.total)}"
 
 
@@ -140,7 +140,8 @@ def explain(s: Settlement, lang: Lang) -> str:
             )
             lines.append(
                 pick(lang, "最好的读法", "Best reading")
-                + f" {wins} ({hard}): {raws} — "
+                + pick(lang, f" {wins}（{hard}）：", f" {wins} ({hard}): ")
+                + f"{raws} — "
                 + pick(lang, "每家须至少", "each loser needs at least")
                 + f" {number_text(settings.min_points * settings.base)}"
             )
