@@ -42,6 +42,7 @@ FACTOR_NAMES = {
     "discarder": ("放冲", "discarder"),
     "robbed": ("被抢杠", "kong robbed"),
     "dealer": ("坐庄", "dealer"),
+    "dealer_won": ("庄家胡", "dealer won"),
 }
 REASONS = {
     "holds_special": ("手上有必须杠出的牌（红中/发财/癞子皮），不能胡", "holds a must-gang tile"),

@@ -77,8 +77,8 @@ def current_multiplier(
 ) -> Multiplier:
     """A seat's multiplier during play, for table views (003: shown on the table at all times).
 
-    It has the standing factors and, for the dealer, the ×2 a small win would give (A7); the
-    win-time factors (self-draw, hard, discarder) come only with a win.
+    It has the standing factors and, for the dealer, the ×2 it carries when it loses a small win
+    (A7); the win-time factors (self-draw, hard, discarder, dealer won) come only with a win.
     """
     factors = standing_factors(settings, special, melds, laid_out)
     if dealer:
@@ -147,10 +147,13 @@ def _win_factors(situation: WinSituation, reading: Reading, seat: int) -> list[F
     elif seat == situation.from_seat:
         name = "robbed" if situation.win == "rob_kong" else "discarder"
         factors.append(Factor(name, settings.big_discard_factor if big else Fraction(2)))
-    # The dealer factor exists only in small wins (A7); on the dealer's own multiplier it is the
-    # same as doubling every loser when the dealer wins, or doubling the dealer's loss otherwise.
-    if not big and seat == situation.dealer:
-        factors.append(Factor("dealer", Fraction(2)))
+    # The dealer factor exists only in small wins (A7): when the dealer wins every loser doubles
+    # (庄家胡则闲家输点×2); otherwise the dealer's own loss doubles (闲家胡则庄家输点×2).
+    if not big and seat != situation.winner:
+        if situation.dealer == situation.winner:
+            factors.append(Factor("dealer_won", Fraction(2)))
+        elif seat == situation.dealer:
+            factors.append(Factor("dealer", Fraction(2)))
     return factors
 
 
