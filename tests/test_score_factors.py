@@ -127,7 +127,9 @@ def test_small_win_discarder_doubles() -> None:
 
 def test_dealer_wins_every_loser_doubles() -> None:
     s = base_case(dealer=3)
-    assert factors(s, 3) == {"opened": 2, "hard": 2, "dealer": 2}
+    assert factors(s, 3) == {"opened": 2, "hard": 2}
+    assert factors(s, 0) == {"dealer_won": 2}
+    assert factors(s, 1) == {"discarder": 2, "dealer_won": 2}
     assert s.payments == (-8, -16, -8, 32)
 
 

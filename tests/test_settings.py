@@ -174,3 +174,17 @@ def test_any_valid_room_round_trips_exactly(factor: Decimal, cap: int) -> None:
     assert s.laizi_gang_factor == Fraction(factor)
     again = Settings.from_json(json.loads(json.dumps(s.to_json())))
     assert again == s and again.short_hash() == s.short_hash()
+
+
+def test_built_by_hand_numbers_are_stored_exactly() -> None:
+    fields = preset("wuhan-hongzhong-kaikou").to_json()
+    fields["cap"] = 300
+    fields["big_self_draw_factor"] = 1.5
+    built = Settings(**fields)
+    assert built == preset("wuhan-hongzhong-kaikou")
+    assert isinstance(built.cap, Fraction) and built.big_self_draw_factor == Fraction(3, 2)
+    assert built.short_hash() == preset("wuhan-hongzhong-kaikou").short_hash()
+    fields["haidi_reserve"] = "10"
+    with pytest.raises(SettingsError) as error:
+        Settings(**fields)
+    assert error.value.key == "haidi_reserve"

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from laizi.hand import complete, complete_258
 from laizi.rules.melds import Meld
-from laizi.rules.wuhan import Reading, evaluate, is_ready, special_tiles, winning_tiles
+from laizi.rules.wuhan import (
+    Reading,
+    _decomposable,
+    evaluate,
+    is_ready,
+    special_tiles,
+    winning_tiles,
+)
 from laizi.tiles import count_vector, parse_tile, parse_tiles
 
 # Indicator 4s: laizi 5s; in qipi_silai the pi are 4s and 3s.  OTHER: laizi 6m (not a 2/5/8).
@@ -159,3 +170,75 @@ def test_reading_base() -> None:
     assert Reading(("small",), True).base == 1
     assert Reading(("pengpenghu", "qingyise"), False).base == 20
     assert Reading(("pengpenghu", "qingyise", "quanqiuren"), False).base == 30
+
+
+# -- the exact search against laizi.hand and a brute force ---------------------------------------
+hand_sizes = st.sampled_from([2, 5, 8, 11, 14])
+
+
+@st.composite
+def hands_with_laizi(draw):
+    size = draw(hand_sizes)
+    tiles = draw(st.lists(st.integers(0, 33), min_size=size, max_size=size))
+    counts = count_vector(tiles, limit=None)
+    assume(max(counts) <= 4)
+    laizi = draw(st.integers(0, 33))
+    return counts, laizi
+
+
+def _split(counts: list[int], laizi: int) -> tuple[tuple[int, ...], int]:
+    return tuple(0 if k == laizi else c for k, c in enumerate(counts)), counts[laizi]
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands_with_laizi())
+def test_search_agrees_with_laizi_hand_when_nothing_is_forbidden(case) -> None:
+    counts, laizi = case
+    rest, wild = _split(counts, laizi)
+    everything = (1 << 34) - 1
+    two_five_eight = sum(1 << t for t in range(27) if t % 9 in (1, 4, 7))
+    assert _decomposable(rest, wild, everything, everything, False) == complete(counts, laizi)
+    assert _decomposable(rest, wild, everything, two_five_eight, False) == complete_258(
+        counts, laizi
+    )
+
+
+def _triplets_brute(rest: tuple[int, ...], wild: int) -> bool:
+    """Pair + triplets with wildcards standing for anything, by trying every pair."""
+    for pair in range(34):
+        for used in (2, 1, 0):  # real tiles of the pair
+            if rest[pair] < used or wild < 2 - used:
+                continue
+            left = list(rest)
+            left[pair] -= used
+            need = sum((3 - c % 3) % 3 for c in left)
+            spare = wild - (2 - used) - need
+            if spare >= 0 and spare % 3 == 0:
+                return True
+    return not any(rest) and wild >= 2 and (wild - 2) % 3 == 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands_with_laizi())
+def test_triplets_only_search_agrees_with_a_brute_force(case) -> None:
+    counts, laizi = case
+    rest, wild = _split(counts, laizi)
+    everything = (1 << 34) - 1
+    assert _decomposable(rest, wild, everything, everything, True) == _triplets_brute(rest, wild)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hands_with_laizi(), st.integers(0, 33))
+def test_forbidding_kinds_never_adds_a_shape(case, indicator) -> None:
+    counts, _ = case
+    sp = special_tiles("qipi_silai", indicator)
+    rest, wild = _split(counts, sp.laizi)
+    assume(not any(rest[t] for t in sp.must_gang))
+    everything = (1 << 34) - 1
+    allowed = everything & ~sum(1 << t for t in sp.must_gang)
+    if _decomposable(rest, wild, allowed, allowed, False):
+        assert _decomposable(rest, wild, everything, everything, False)
+    if wild == 0:  # without wildcards nothing is forbidden in effect
+        assert _decomposable(rest, 0, allowed, allowed, False) == _decomposable(
+            rest, 0, everything, everything, False
+        )

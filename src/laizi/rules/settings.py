@@ -97,6 +97,14 @@ class Settings:
     """The room's unit: every amount (and every cap and the minimum) is counted in it."""
 
     def __post_init__(self) -> None:
+        # Built by hand (not from a preset), numbers may arrive as int or float: store them in one
+        # exact form so equality, JSON and the hash never depend on how a value was written.
+        for key in _FRACTION_FIELDS:
+            value = getattr(self, key)
+            if not isinstance(value, Fraction):
+                object.__setattr__(self, key, _coerce(key, value))
+        for key in ("haidi_reserve", "pass_win_locked", *_CHOICES):
+            _coerce(key, getattr(self, key))
         _validate(self)
 
     # -- building ------------------------------------------------------------------------------

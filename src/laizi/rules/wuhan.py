@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from laizi.hand import HandSizeError, complete
 from laizi.rules.melds import Meld
-from laizi.tiles import KINDS, format_tile, format_tiles
+from laizi.tiles import KINDS, count_vector, format_tile, format_tiles
 
 __all__ = [
     "BIG_WINS",
@@ -162,13 +163,28 @@ _ALL = (1 << KINDS) - 1
 _SUIT_MASKS = {letter: _mask(range(9 * i, 9 * i + 9)) for i, letter in enumerate("mps")}
 _HONORS = _mask(range(27, 34))
 _TWO_FIVE_EIGHT = _mask(t for t in range(27) if t % 9 in (1, 4, 7))
-# Which tiles a reading may use: (mask, one suit only → 清一色, honors → 风一色, 2/5/8 → 将一色).
-_RESTRICTIONS: tuple[tuple[int, bool, bool, bool], ...] = (
-    (_ALL, False, False, False),
-    *((m, True, False, False) for m in _SUIT_MASKS.values()),
-    (_HONORS, False, True, False),
-    (_TWO_FIVE_EIGHT, False, False, True),
-    *((m & _TWO_FIVE_EIGHT, True, False, True) for m in _SUIT_MASKS.values()),
+
+
+class _Restriction(NamedTuple):
+    """Which tiles a reading may use, and the big wins that staying within them makes."""
+
+    mask: int
+    one_suit: bool  # 清一色 (with a standard shape)
+    honors: bool  # 风一色, any shape
+    two_five_eight: bool  # 将一色, any shape
+
+    @property
+    def any_shape(self) -> bool:
+        """乱风 / 乱将: every tile an honor, or every tile a 2/5/8, wins in any shape (A6)."""
+        return self.honors or self.two_five_eight
+
+
+_RESTRICTIONS: tuple[_Restriction, ...] = (
+    _Restriction(_ALL, False, False, False),
+    *(_Restriction(m, True, False, False) for m in _SUIT_MASKS.values()),
+    _Restriction(_HONORS, False, True, False),
+    _Restriction(_TWO_FIVE_EIGHT, False, False, True),
+    *(_Restriction(m & _TWO_FIVE_EIGHT, True, False, True) for m in _SUIT_MASKS.values()),
 )
 
 
@@ -291,78 +307,100 @@ def _readings(
     after_kong: bool,
     haidi: bool,
 ) -> list[Reading]:
+    """Every (wins, hard) the hand can be read as, before the two-laizi rule."""
     laizi = special.laizi
-    meld_tiles = [t for m in melds for t in m.tiles]
-    meld_counts = [0] * KINDS
-    for t in meld_tiles:
-        meld_counts[t] += 1
+    meld_counts = count_vector((t for m in melds for t in m.tiles), limit=None)
     has_chow = any(m.kind == "chow" for m in melds)
-    quanqiuren_shape = win == "discard" and len(melds) == 4 and all(m.is_opening for m in melds)
-    situational = [
-        name
-        for name, holds in (
-            ("quanqiuren", quanqiuren_shape),
-            ("haidilao", win == "self_draw" and haidi),
-            ("gangshanghua", win == "self_draw" and after_kong),
-            ("qiangganghu", win == "rob_kong"),
-        )
-        if holds
-    ]
-    forbidden = _mask(special.must_gang)
-    hard_counts = concealed
-    wilds = concealed[laizi]
-    soft_counts = tuple(0 if k == laizi else c for k, c in enumerate(concealed))
-    ways = [(hard_counts, 0, True)]
-    if wilds:
-        ways.append((soft_counts, wilds, False))
-
+    situational = _situational_wins(melds, win, after_kong, haidi)
+    # Hard: every laizi is its own face.  Soft: the laizi are wildcards.
+    ways = [(concealed, 0, True)]
+    if concealed[laizi]:
+        soft = tuple(0 if k == laizi else c for k, c in enumerate(concealed))
+        ways.append((soft, concealed[laizi], False))
     # laizi.hand's table check lets wildcards be anything, so it is a superset of every
     # standard reading here: when it says no, only 乱风/乱将 remain to try.
     try:
         shaped = complete(concealed, laizi)
     except HandSizeError:  # a fifth copy in a what-if hand (is_ready): the search decides
         shaped = True
+    forbidden = _mask(special.must_gang)
     found: list[Reading] = []
-    for mask, one_suit, honors, two_five_eight in _RESTRICTIONS:
-        if not shaped and not (honors or two_five_eight):
+    for restriction in _RESTRICTIONS:
+        if (not shaped and not restriction.any_shape) or not _within(meld_counts, restriction.mask):
             continue
-        if not _within(meld_counts, mask):
-            continue
-        allowed = mask & ~forbidden
-        any_shape = honors or two_five_eight  # 乱风 / 乱将: any shape at all (A6)
+        allowed = restriction.mask & ~forbidden  # a laizi never stands for a must-gang tile
         for counts, wild, hard in ways:
             if not _within(counts, allowed):
                 continue
-            shapes: list[tuple[str, bool]] = []  # (shape, pair is 2/5/8)
-            if any_shape:
-                shapes.append(("any", False))
-            if shaped and _decomposable(counts, wild, allowed, allowed, False):
-                shapes.append(("standard", False))
-                if _decomposable(counts, wild, allowed, allowed & _TWO_FIVE_EIGHT, False):
-                    shapes.append(("standard", True))
-            if shaped and not has_chow and _decomposable(counts, wild, allowed, allowed, True):
-                shapes.append(("triplets", False))
-            for shape, pair_258 in shapes:
-                wins = set()
-                if one_suit and shape != "any":
-                    wins.add("qingyise")
-                if honors:
-                    wins.add("fengyise")
-                if two_five_eight:
-                    wins.add("jiangyise")
-                if shape == "triplets":
-                    wins.add("pengpenghu")
-                if wins or pair_258:
-                    for name in situational:
-                        # 全求人 needs the last two concealed tiles to be the pair.
-                        if name != "quanqiuren" or shape != "any":
-                            wins.add(name)
-                if not wins:
-                    if not pair_258:
-                        continue
-                    wins.add("small")
-                found.append(Reading(tuple(w for w in WIN_ORDER if w in wins), hard))
+            for shape, pair_258 in _shapes(
+                counts, wild, allowed, restriction.any_shape, shaped, has_chow
+            ):
+                wins = _wins(restriction, shape, pair_258, situational)
+                if wins:
+                    found.append(Reading(wins, hard))
     return found
+
+
+def _situational_wins(melds: Sequence[Meld], win: str, after_kong: bool, haidi: bool) -> list[str]:
+    """The big wins the way of winning makes (A6), if the hand's pair allows them."""
+    four_openings = len(melds) == 4 and all(m.is_opening for m in melds)
+    return [
+        name
+        for name, holds in (
+            ("quanqiuren", win == "discard" and four_openings),
+            ("haidilao", win == "self_draw" and haidi),
+            ("gangshanghua", win == "self_draw" and after_kong),
+            ("qiangganghu", win == "rob_kong"),
+        )
+        if holds
+    ]
+
+
+def _shapes(
+    counts: tuple[int, ...],
+    wild: int,
+    allowed: int,
+    any_shape: bool,
+    shaped: bool,
+    has_chow: bool,
+) -> list[tuple[str, bool]]:
+    """The shapes the concealed tiles take: ``(shape, the pair is a 2/5/8)``.
+
+    ``any`` (乱风/乱将), ``standard`` (a pair and melds) and ``triplets`` (a pair and triplets,
+    with no chow among the melds on the table: 碰碰胡).
+    """
+    shapes: list[tuple[str, bool]] = []
+    if any_shape:
+        shapes.append(("any", False))
+    if shaped and _decomposable(counts, wild, allowed, allowed, False):
+        shapes.append(("standard", False))
+        if _decomposable(counts, wild, allowed, allowed & _TWO_FIVE_EIGHT, False):
+            shapes.append(("standard", True))
+        if not has_chow and _decomposable(counts, wild, allowed, allowed, True):
+            shapes.append(("triplets", False))
+    return shapes
+
+
+def _wins(
+    restriction: _Restriction, shape: str, pair_258: bool, situational: list[str]
+) -> tuple[str, ...]:
+    """The win ids of one reading, in :data:`WIN_ORDER`; empty if it is no win at all."""
+    wins = set()
+    if restriction.one_suit and shape != "any":
+        wins.add("qingyise")
+    if restriction.honors:
+        wins.add("fengyise")
+    if restriction.two_five_eight:
+        wins.add("jiangyise")
+    if shape == "triplets":
+        wins.add("pengpenghu")
+    # The situational wins need a 2/5/8 pair, unless an any-pair big win frees them (A6);
+    # 全求人 needs the last two concealed tiles to be that pair, so not in a shapeless hand.
+    if wins or pair_258:
+        wins.update(w for w in situational if w != "quanqiuren" or shape != "any")
+    if not wins and pair_258:
+        wins.add("small")
+    return tuple(w for w in WIN_ORDER if w in wins)
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld], special: SpecialTiles) -> bool:
@@ -382,10 +420,11 @@ def winning_tiles(
 
     A kind counts if it wins on a discard or on a plain self-draw; the laizi only by self-draw.
     """
+    held = count_vector((t for m in melds for t in m.tiles), limit=None)
     out: list[int] = []
     for tile in range(KINDS):
-        if tile in special.must_gang:
-            continue
+        if tile in special.must_gang or concealed[tile] + held[tile] >= 4:
+            continue  # a must-gang tile can't be won with; a fifth copy can't be drawn
         counts = list(concealed)
         counts[tile] += 1
         wins = ("self_draw",) if tile == special.laizi else ("discard", "self_draw")

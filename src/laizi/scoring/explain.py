@@ -42,6 +42,7 @@ FACTOR_NAMES = {
     "discarder": ("放冲", "discarder"),
     "robbed": ("被抢杠", "kong robbed"),
     "dealer": ("坐庄", "dealer"),
+    "dealer_won": ("庄家胡", "dealer won"),
 }
 REASONS = {
     "holds_special": ("手上有必须杠出的牌（红中/发财/癞子皮），不能胡", "holds a must-gang tile"),
@@ -99,7 +100,7 @@ def _factor(f: Factor, lang: Lang) -> str:
 
 def _mult(m: Multiplier, lang: Lang) -> str:
     if not m.factors:
-        return pick(lang, "无番 M=1", "no factors, M 1")
+        return pick(lang, "无番 → M 1", "no factors → M 1")
     return " · ".join(_factor(f, lang) for f in m.factors) + f" → M {number_text(m.total)}"
 
 
@@ -140,7 +141,8 @@ def explain(s: Settlement, lang: Lang) -> str:
             )
             lines.append(
                 pick(lang, "最好的读法", "Best reading")
-                + f" {wins} ({hard}): {raws} — "
+                + pick(lang, f" {wins}（{hard}）：", f" {wins} ({hard}): ")
+                + f"{raws} — "
                 + pick(lang, "每家须至少", "each loser needs at least")
                 + f" {number_text(settings.min_points * settings.base)}"
             )

@@ -8,6 +8,7 @@ winner the largest total after caps and contracts is kept, the hard one on a tie
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from laizi.rules.melds import Meld
@@ -76,8 +77,8 @@ def current_multiplier(
 ) -> Multiplier:
     """A seat's multiplier during play, for table views (003: shown on the table at all times).
 
-    It has the standing factors and, for the dealer, the ×2 a small win would give (A7); the
-    win-time factors (self-draw, hard, discarder) come only with a win.
+    It has the standing factors and, for the dealer, the ×2 it carries when it loses a small win
+    (A7); the win-time factors (self-draw, hard, discarder, dealer won) come only with a win.
     """
     factors = standing_factors(settings, special, melds, laid_out)
     if dealer:
@@ -114,12 +115,14 @@ def score(situation: WinSituation) -> Settlement:
     )
     if not verdict.allowed:
         return _refused(situation, special, verdict.reason or "not_complete")
+    # A contract only changes who pays, never the winner's total, so the reading is chosen first
+    # and its contract looked for afterwards (which may need the discarder's hand).
     settled = [_settle(situation, special, reading) for reading in verdict.readings]
     passing = [s for s in settled if s.allowed]
     if not passing:
         best = max(settled, key=_preference)
         return _refused(situation, special, "below_minimum", best)
-    return max(passing, key=_preference)
+    return _with_contract(max(passing, key=_preference))
 
 
 def _preference(s: Settlement) -> tuple[Fraction, bool, Fraction, int, tuple[str, ...]]:
@@ -144,10 +147,13 @@ def _win_factors(situation: WinSituation, reading: Reading, seat: int) -> list[F
     elif seat == situation.from_seat:
         name = "robbed" if situation.win == "rob_kong" else "discarder"
         factors.append(Factor(name, settings.big_discard_factor if big else Fraction(2)))
-    # The dealer factor exists only in small wins (A7); on the dealer's own multiplier it is the
-    # same as doubling every loser when the dealer wins, or doubling the dealer's loss otherwise.
-    if not big and seat == situation.dealer:
-        factors.append(Factor("dealer", Fraction(2)))
+    # The dealer factor exists only in small wins (A7): when the dealer wins every loser doubles
+    # (庄家胡则闲家输点×2); otherwise the dealer's own loss doubles (闲家胡则庄家输点×2).
+    if not big and seat != situation.winner:
+        if situation.dealer == situation.winner:
+            factors.append(Factor("dealer_won", Fraction(2)))
+        elif seat == situation.dealer:
+            factors.append(Factor("dealer", Fraction(2)))
     return factors
 
 
@@ -168,15 +174,10 @@ def _settle(situation: WinSituation, special: SpecialTiles, reading: Reading) ->
         raw[seat] = unit * reading.base * mults[seat].total * mults[winner].total
     allowed = all(raw[s] >= settings.min_points * unit for s in losers)  # type: ignore[operator]
     paid, caps = _apply_caps(settings, situation.players, winner, raw)
-    contract, why = _contract(situation, special, reading)
     payments = [_ZERO] * 4
-    total = sum((paid[s] for s in losers), _ZERO)
-    if contract is None:
-        for seat in losers:
-            payments[seat] = -paid[seat]
-    else:
-        payments[contract] = -total  # 承包: the liable player pays what all three would have
-    payments[winner] = total
+    for seat in losers:
+        payments[seat] = -paid[seat]
+    payments[winner] = sum((paid[s] for s in losers), _ZERO)
     return Settlement(
         situation=situation,
         special=special,
@@ -189,10 +190,23 @@ def _settle(situation: WinSituation, special: SpecialTiles, reading: Reading) ->
         raw=tuple(raw),
         caps=tuple(caps),
         after_caps=tuple(paid[s] if s != winner else None for s in range(4)),
-        contract=contract,
-        contract_reason=why,
+        contract=None,
+        contract_reason=None,
         payments=tuple(payments),
     )
+
+
+def _with_contract(s: Settlement) -> Settlement:
+    """The settlement with its contract, if any: the liable seat pays the whole bill (A9)."""
+    contract, why = _contract(s.situation, s.special, Reading(s.wins, bool(s.hard)))
+    if contract is None:
+        return s
+    winner = s.situation.winner
+    total = s.payments[winner]
+    payments = [_ZERO] * 4
+    payments[contract] = -total  # 承包: what the three would have paid, each after its caps
+    payments[winner] = total
+    return replace(s, contract=contract, contract_reason=why, payments=tuple(payments))
 
 
 def _apply_caps(
