@@ -47,7 +47,6 @@ def new_hand(
         indicator = wall[position]
         position += 1
     specials = ruleset.specials(indicator)
-    laid_out_kinds = specials.laid_out_kinds
     state = HandState(
         ruleset=ruleset,
         dealer=dealer,
@@ -62,7 +61,7 @@ def new_hand(
         scores=tuple(scores) if scores is not None else (Fraction(0),) * 4,
         turn=dealer,
         drawn=wall[13],
-        special_mask=tuple(kind in laid_out_kinds for kind in range(34)),
+        special_mask=tuple(kind in specials.lay_out for kind in range(34)),
     )
     start: Event = {
         "type": "start",

@@ -22,19 +22,17 @@ __all__ = ["Ruleset", "Specials", "WinOffer"]
 
 @dataclass(frozen=True, slots=True)
 class Specials:
-    """The hand's special tiles, fixed by the indicator at the deal (RULES A2–A4)."""
+    """The hand's special tiles, fixed by the indicator at the deal (RULES A2–A4).
+
+    ``lay_out``: the kinds that are laid out rather than discarded — they can never be chowed,
+    punged, konged or won on (Wuhan: the must-gang tiles and the laizi).
+    """
 
     indicator: int | None
     laizi: int | None
     pi: tuple[int, ...]
     must_gang: frozenset[int]
-
-    @property
-    def laid_out_kinds(self) -> frozenset[int]:
-        """Tiles that are laid out rather than discarded: must-gang tiles and the laizi."""
-        if self.laizi is None:
-            return self.must_gang
-        return self.must_gang | {self.laizi}
+    lay_out: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +59,7 @@ class Ruleset(ABC):
 
     def specials(self, indicator: int | None) -> Specials:
         """The special tiles of a hand with this indicator (``None`` when not used)."""
-        return Specials(indicator, None, (), frozenset())
+        return Specials(indicator, None, (), frozenset(), frozenset())
 
     @abstractmethod
     def final_round_starts(self, live: int, kongs_made: int) -> bool:

@@ -1,9 +1,10 @@
 """The Wuhan ruleset (RULES.md Part A) as the engine sees it.
 
-Every answer about tiles comes from ``laizi.rules`` (special tiles from the indicator) and every
-answer about winning and money from ``laizi.scoring``; this class only connects them to the
-engine's questions, and checks the hand's shape first (``laizi.hand``) so that the full
-evaluation runs only when a win is possible at all.
+Every rule answer comes from the room's rules object, ``laizi.rules.ruleset(settings)`` (special
+tiles, what may be laid out or claimed, the claim order, the dealer rule, escapes, the
+settlement through ``laizi.scoring``); this class only connects it to the engine's questions,
+and checks the hand's shape first (``laizi.hand``) so that the full settlement runs only when a
+win is possible at all.
 """
 
 from __future__ import annotations
@@ -14,10 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from laizi import hand as hand_shapes
 from laizi.engine.ruleset import Ruleset, Specials, WinOffer
-from laizi.rules import Meld, Settings, special_tiles
-from laizi.rules.wuhan import claim_order, next_dealer
-from laizi.scoring import PlayerHand, WinSituation, escape_payments, score
-from laizi.scoring import multipliers as current_multipliers
+from laizi.rules import HandRules, Meld, Settings, ruleset
+from laizi.scoring import PlayerHand, WinSituation
 
 if TYPE_CHECKING:
     from laizi.engine.state import HandState, TableMeld
@@ -40,21 +39,28 @@ class WuhanRuleset(Ruleset):
         if settings.game != "wuhan":
             raise ValueError(f"not Wuhan settings: game {settings.game!r}")
         self.settings = settings
+        self.rules = ruleset(settings)
         self.reserve = settings.haidi_reserve
-        self._specials: dict[int, Specials] = {}
+        self._hands: dict[int, tuple[Specials, HandRules]] = {}
 
     def __repr__(self) -> str:
         return f"WuhanRuleset({self.settings!r})"
 
     # --- tiles ----------------------------------------------------------------------------
     def specials(self, indicator: int | None) -> Specials:
-        """Indicator, laizi, pi and must-gang tiles (A2, A4), from ``laizi.rules``."""
+        """Indicator, laizi, pi and must-gang tiles (A2, A4), and what is laid out (A3, A4)."""
         assert indicator is not None
-        found = self._specials.get(indicator)
+        return self._hand(indicator)[0]
+
+    def _hand(self, indicator: int) -> tuple[Specials, HandRules]:
+        found = self._hands.get(indicator)
         if found is None:
-            s = special_tiles(self.settings.variant, indicator)
-            found = Specials(s.indicator, s.laizi, tuple(s.pi), frozenset(s.must_gang))
-            self._specials[indicator] = found
+            rules = self.rules.hand_rules(indicator)
+            s = rules.special
+            lay_out = frozenset(t for t in range(34) if rules.may_lay_out(t))
+            assert not any(rules.may_claim(t) for t in lay_out)
+            specials = Specials(s.indicator, s.laizi, tuple(s.pi), frozenset(s.must_gang), lay_out)
+            found = self._hands[indicator] = (specials, rules)
         return found
 
     def final_round_starts(self, live: int, kongs_made: int) -> bool:
@@ -63,11 +69,11 @@ class WuhanRuleset(Ruleset):
     # --- claims ---------------------------------------------------------------------------
     def win_order(self, dealer: int, discarder: int) -> Sequence[int]:
         """一炮单响 (A6): first from the dealer (default) or from the discarder's next seat."""
-        return claim_order(self.settings.win_priority, dealer, discarder)
+        return self.rules.claim_order(dealer, discarder)
 
     def next_dealer(self, dealer: int, winner: int | None) -> int:
         """坐庄 (A9): stays on a dealer win or a drawn hand, else the next seat."""
-        return next_dealer(dealer, winner)
+        return self.rules.next_dealer(dealer, winner)
 
     def pass_win_locked(self) -> bool:
         return bool(self.settings.pass_win_locked)
@@ -90,7 +96,7 @@ class WuhanRuleset(Ruleset):
             counts, player.melds, specials.laizi
         ):
             return None
-        settlement = score(self.situation(state, seat, tile, how))
+        settlement = self.rules.score(self.situation(state, seat, tile, how))
         if not settlement.allowed:
             return None
         return WinOffer(settlement, tuple(settlement.payments))  # type: ignore[arg-type]
@@ -137,18 +143,17 @@ class WuhanRuleset(Ruleset):
     # --- money ----------------------------------------------------------------------------
     def escape_payments(self, seat: int) -> tuple[Fraction, ...]:
         """逃跑 (A9): the escapee pays ``escape_penalty``, split equally among the other three."""
-        return tuple(escape_payments(self.settings, seat))
+        return tuple(self.rules.escape_payments(seat))
 
     def multipliers(self, state: HandState) -> list[dict[str, Any]] | None:
         """Every seat's current multiplier with its factors (A7; 003 shows them on the table)."""
-        players = tuple(
-            PlayerHand(
-                None,
+        assert state.specials.indicator is not None
+        rules = self._hand(state.specials.indicator)[1]
+        return [
+            rules.current_multiplier(
                 tuple(Meld(m.kind, m.tiles, m.from_seat) for m in p.melds),
                 tuple(p.laid_out),
-            )
-            for p in state.players
-        )
-        assert state.specials.indicator is not None
-        found = current_multipliers(self.settings, state.specials.indicator, players, state.dealer)
-        return [m.to_json() for m in found]
+                dealer=seat == state.dealer,
+            ).to_json()
+            for seat, p in enumerate(state.players)
+        ]
