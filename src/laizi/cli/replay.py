@@ -18,6 +18,7 @@ from laizi.cli.common import (
     lang_or_exit,
     load_json,
 )
+from laizi.engine.illegal import why_illegal
 from laizi.engine.record import dumps_event
 from laizi.engine.script import ScriptError, ScriptIllegal, ScriptUnfinished, run_script
 from laizi.i18n import pick
@@ -39,11 +40,25 @@ def replay(
         fail(f"{pick(language, '输入有误', 'bad input')}: {error}")
     except ScriptIllegal as error:
         _print(error.result.events)  # type: ignore[attr-defined]
-        fail(f"{pick(language, '非法动作', 'illegal action')}: {error}", EXIT_ILLEGAL_ACTION)
+        fail(_illegal_text(error, language), EXIT_ILLEGAL_ACTION)
     except ScriptUnfinished as error:
         _print(error.result.events)  # type: ignore[attr-defined]
-        fail(f"{pick(language, '脚本提前结束', 'script unfinished')}: {error}")
+        who = "、".join(f"座位 {s}" for s in error.seats)
+        fail(pick(language, f"脚本用完了，这一局还没结束：该{who}行动（{error.phase}）",
+                  f"script unfinished: {error}"))
+    except (ValueError, TypeError, KeyError, IndexError) as error:  # never a traceback
+        fail(f"{pick(language, '输入有误', 'bad input')}: {type(error).__name__}: {error}")
     _print(result.events)
+
+
+def _illegal_text(error: ScriptIllegal, language: str) -> str:
+    if language != "zh":
+        return f"illegal action: {error}"
+    state = error.result.state  # type: ignore[attr-defined]
+    reason = why_illegal(state, error.action, "zh")
+    legal = "、".join(a.notation() for a in error.legal) or "无"
+    return f"非法动作：第 {error.index} 个动作（{error.action.notation()}）不合法：{reason}；" \
+        f"合法的动作：{legal}"
 
 
 def _print(events: list[dict]) -> None:

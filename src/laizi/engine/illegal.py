@@ -1,10 +1,18 @@
-"""Illegal actions: the exception, and a short reason why an action is not legal now."""
+"""Illegal actions: the exception, and a short reason why an action is not legal now.
+
+>>> from laizi.engine import make_ruleset, new_hand
+>>> state, _ = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), 0, seed=bytes(32))
+>>> why_illegal(state, Action(2, "discard", 0))
+"it is seat 0's turn, not seat 2's"
+>>> why_illegal(state, Action(2, "discard", 0), "zh")
+'现在轮到座位 0，不是座位 2'
+"""
 
 from __future__ import annotations
 
 from laizi.engine.actions import ADDED_KONG, CHOW, CONCEALED_KONG, DISCARD, LAY_OUT, WIN, Action
 from laizi.engine.events import TILE
-from laizi.engine.state import CLAIM, FINAL, OVER, ROB, HandState
+from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 
 __all__ = ["IllegalAction", "why_illegal"]
 
@@ -20,47 +28,77 @@ class IllegalAction(ValueError):
         super().__init__(f"{action.notation()}: {reason}; legal: {shown}")
 
 
-def why_illegal(state: HandState, action: Action) -> str:
-    """A short reason an action is not legal now (for error messages)."""
+def why_illegal(state: HandState, action: Action, lang: str = "en") -> str:
+    """A short reason an action is not legal now (for error messages), in ``en`` or ``zh``."""
+    zh, en = _reason(state, action)
+    return zh if lang == "zh" else en
+
+
+def _reason(state: HandState, action: Action) -> tuple[str, str]:
     seat = action.seat
     if state.phase == OVER:
-        return "the hand is over"
-    acting = state.to_act()
-    if seat not in acting:
+        return "本局已经结束", "the hand is over"
+    claim = TILE[state.claim_tile] if state.claim_tile is not None else "?"
+    if seat not in state.to_act():
         if state.phase in (CLAIM, ROB) and seat in state.decisions:
-            return f"seat {seat} has already decided on this tile"
+            return f"座位 {seat} 对这张牌已经表态", f"seat {seat} has already decided on this tile"
         if (
             state.phase == CLAIM
             and action.type == CHOW
             and not state.ruleset.chow_allowed(state.claim_from or 0, seat)
         ):
-            return f"seat {seat} may chow only from the previous seat, not from seat " \
-                f"{state.claim_from}"
+            return (
+                f"座位 {seat} 只能吃上家的牌，不能吃座位 {state.claim_from} 的",
+                f"seat {seat} may chow only from the previous seat, not from seat "
+                f"{state.claim_from}",
+            )
         if state.phase in (CLAIM, ROB):
-            return f"seat {seat} has no claim on {TILE[state.claim_tile or 0]}"
-        return f"it is seat {state.turn}'s turn, not seat {seat}'s"
-    player = state.players[seat]
-    tile = action.tile
-    if tile is not None and action.type in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG):
-        if not player.counts[tile]:
-            return f"seat {seat} holds no {TILE[tile]}"
-        if action.type == LAY_OUT and not state.special_mask[tile]:
-            return f"{TILE[tile]} is neither a must-gang tile nor the laizi"
-        if action.type == CONCEALED_KONG and state.special_mask[tile]:
-            return f"{TILE[tile]} can't be konged, only laid out"
-        if action.type == CONCEALED_KONG:
-            return f"seat {seat} holds {player.counts[tile]} {TILE[tile]}, not 4"
-        if action.type == ADDED_KONG:
-            return f"seat {seat} has no pung of {TILE[tile]}"
+            return f"座位 {seat} 对 {claim} 无牌可要", f"seat {seat} has no claim on {claim}"
+        return (
+            f"现在轮到座位 {state.turn}，不是座位 {seat}",
+            f"it is seat {state.turn}'s turn, not seat {seat}'s",
+        )
+    found = _tile_reason(state, action)
+    if found is not None:
+        return found
     if action.type == WIN:
-        return "the rules do not allow this win"
+        if state.phase == TURN and state.drawn is None:
+            return "吃碰之后只能打牌，不能自摸", "after a claim a seat discards: no tile was drawn"
+        why = state.ruleset.why_no_win(state, seat)
+        return f"规则不允许这样和牌（{why}）", f"the rules do not allow this win ({why})"
     if action.type == CHOW and state.phase == CLAIM:
-        discarder = state.claim_from if state.claim_from is not None else -1
-        if not state.ruleset.chow_allowed(discarder, seat):
-            return f"seat {seat} may chow only from the previous seat"
-        return f"{action.notation()} is not a chow of {TILE[state.claim_tile or 0]} from the hand"
+        return (
+            f"{action.notation()} 不是用手牌吃 {claim} 的顺子",
+            f"{action.notation()} is not a chow of {claim} from the hand",
+        )
     if state.phase == FINAL:
-        return "in the final round (海底) a seat may only win or pass"
+        return "海底时只能和牌或过", "in the final round (海底) a seat may only win or pass"
     if state.phase in (CLAIM, ROB):
-        return f"not a claim seat {seat} can make on {TILE[state.claim_tile or 0]}"
-    return f"{action.type} is not possible now"
+        return (
+            f"座位 {seat} 对 {claim} 不能这样要牌",
+            f"not a claim seat {seat} can make on {claim}",
+        )
+    return f"现在不能 {action.type}", f"{action.type} is not possible now"
+
+
+def _tile_reason(state: HandState, action: Action) -> tuple[str, str] | None:
+    seat = action.seat
+    tile = action.tile
+    if tile is None or action.type not in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG):
+        return None
+    name = TILE[tile]
+    held = state.players[seat].counts[tile]
+    if not held:
+        return f"座位 {seat} 手里没有 {name}", f"seat {seat} holds no {name}"
+    if action.type == LAY_OUT and not state.special_mask[tile]:
+        return (
+            f"{name} 既不是要杠的牌也不是癞子",
+            f"{name} is neither a must-gang tile nor the laizi",
+        )
+    if action.type == CONCEALED_KONG and state.special_mask[tile]:
+        return f"{name} 不能杠，只能亮出", f"{name} can't be konged, only laid out"
+    if action.type == CONCEALED_KONG:
+        return f"座位 {seat} 只有 {held} 张 {name}", f"seat {seat} holds {held} {name}, not 4"
+    if action.type == ADDED_KONG:
+        return f"座位 {seat} 没有 {name} 的碰", f"seat {seat} has no pung of {name}"
+    return None

@@ -100,8 +100,9 @@ def action_of(event: dict[str, Any]) -> Action | None:
     return None
 
 
-def _normal(event: dict[str, Any]) -> Any:
-    return json.loads(dumps_event(event))
+def _canonical(event: Any) -> str:
+    """Compare events as JSON text, so that ``true`` is not ``1`` and ``1.0`` is not ``1``."""
+    return json.dumps(event, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str, Any]]]:
@@ -129,6 +130,10 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
         totals = tuple(Fraction(str(x)) for x in scores)
     except (TypeError, ValueError):
         raise RecordError(0, "scores must be four numbers") from None
+    if len(totals) != 4 or any(isinstance(x, bool) for x in scores):
+        raise RecordError(0, "scores must be four numbers")
+    if isinstance(hand_number, bool) or not isinstance(hand_number, int):
+        raise RecordError(0, "hand must be a number")
     promised = start.get("commitment")
     try:
         if promised is not None:
@@ -187,7 +192,7 @@ def _compare(produced: list[dict[str, Any]], events: list[dict[str, Any]], offse
         index = offset + k
         if index >= len(events):
             raise RecordError(index, f"missing: the engine produced {dumps_event(event)}")
-        if _normal(event) != events[index]:
+        if _canonical(event) != _canonical(events[index]):
             raise RecordError(
                 index, f"recorded {dumps_event(events[index])}, replay gives {dumps_event(event)}"
             )
@@ -224,6 +229,9 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
             index = lo + error.index
             message = str(error).split(": ", 1)[1]
             return Verdict(False, hand_index, f"event {index}: {message}", index)
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
+            # A field of an unexpected type somewhere in the hand: the record does not check out.
+            return Verdict(False, hand_index, f"event {lo}: unreadable hand: {error}", lo)
         if totals is not None and [number(x) for x in state.scores] != [
             number(x) for x in totals
         ]:

@@ -86,6 +86,10 @@ class Ruleset(ABC):
         ``rob_kong``), or ``None`` when the rules do not allow it.  For ``self_draw`` the tile
         is already in the seat's concealed counts; for the others it is not."""
 
+    def why_no_win(self, state: HandState, seat: int) -> str:
+        """Why ``seat`` may not win now (an id for error messages, e.g. ``holds_special``)."""
+        return "not_allowed"
+
     def drawn_payments(self, state: HandState) -> tuple[Fraction, ...]:
         """What changes hands when nobody wins (Wuhan: nothing, A8)."""
         return (Fraction(0),) * 4

@@ -49,6 +49,7 @@ class ScriptUnfinished(ValueError):
 
     def __init__(self, seats: list[int], phase: str) -> None:
         self.seats = seats
+        self.phase = phase
         who = " or ".join(f"seat {s}" for s in seats)
         super().__init__(f"actions: the script ends before the hand does: {who} was to act "
                          f"({phase})")

@@ -101,6 +101,21 @@ class WuhanRuleset(Ruleset):
             return None
         return WinOffer(settlement, tuple(settlement.payments))  # type: ignore[arg-type]
 
+    def why_no_win(self, state: HandState, seat: int) -> str:
+        """The settlement's refusal reason (``holds_special``, ``not_opened``, …, A6/A10)."""
+        if state.phase in ("claim", "rob") and state.claim_tile is not None:
+            tile, how = state.claim_tile, "discard" if state.phase == "claim" else "rob_kong"
+            if state.players[seat].win_locked:
+                return "pass_win_locked"
+        elif state.drawn is not None and state.turn == seat:
+            tile, how = state.drawn, "self_draw"
+        else:
+            return "no_winning_tile"
+        try:
+            return self.rules.score(self.situation(state, seat, tile, how)).reason or "not_allowed"
+        except ValueError:  # a hand scoring can't read (e.g. the wrong size) is simply no win
+            return "not_complete"
+
     @staticmethod
     def _any_shape(counts: list[int], melds: list[TableMeld], laizi: int | None) -> bool:
         """风一色 / 将一色 take any shape at all (A6): all honors, or all 2/5/8 — a held laizi may

@@ -1,0 +1,71 @@
+"""Whatever is done to a record or a script, the answer is a verdict or a named error — never a
+crash (INTERFACES.md: no traceback for any input), and a changed record never verifies."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from laizi.engine import make_ruleset, new_hand, play_out, verify
+from laizi.engine.script import ScriptError, ScriptIllegal, ScriptUnfinished, run_script
+from tests.test_replay_scripts import script_of
+
+RULES = {"preset": "wuhan-qipi-kaikou", "min_points": 0}
+_state, RECORD = new_hand(make_ruleset(RULES), 1, seed=bytes(range(32)))
+RECORD = RECORD + play_out(_state, random.Random(1).choice)
+RECORD = json.loads(json.dumps(RECORD))
+SCRIPT = script_of(RECORD, RULES)
+
+ODD_VALUES = [None, 0, -1, 7, 1.5, True, "", "5m", "zz", "9z", [], {}, ["1m"], "1111m", 10**9]
+
+
+def mutate(obj, rng: random.Random):
+    """Change one value somewhere inside ``obj`` (JSON-like) to an odd one, or drop a key."""
+    target = obj
+    while True:
+        if isinstance(target, dict) and target:
+            key = rng.choice(sorted(target))
+            if rng.random() < 0.4 or not isinstance(target[key], dict | list) or not target[key]:
+                if rng.random() < 0.2:
+                    del target[key]
+                else:
+                    target[key] = rng.choice(ODD_VALUES)
+                return
+            target = target[key]
+        elif isinstance(target, list) and target:
+            index = rng.randrange(len(target))
+            if rng.random() < 0.4 or not isinstance(target[index], dict | list) or not target[index]:
+                target[index] = rng.choice(ODD_VALUES)
+                return
+            target = target[index]
+        else:
+            return
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32))
+def test_a_changed_record_gets_a_verdict_and_never_passes(seed):
+    rng = random.Random(seed)
+    events = copy.deepcopy(RECORD)
+    index = rng.randrange(len(events))
+    before = json.dumps(events[index], sort_keys=True)
+    mutate(events[index], rng)
+    verdict = verify(events)
+    if json.dumps(events[index], sort_keys=True) != before:
+        assert not verdict.ok
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32))
+def test_a_changed_script_replays_or_fails_with_a_named_error(seed):
+    rng = random.Random(seed)
+    obj = copy.deepcopy(SCRIPT)
+    mutate(obj, rng)
+    try:
+        run_script(obj)
+    except (ScriptError, ScriptIllegal, ScriptUnfinished):
+        pass
