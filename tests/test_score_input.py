@@ -175,3 +175,17 @@ def test_not_an_object() -> None:
     with pytest.raises(InputError) as error:
         situation_from_json([1, 2])
     assert error.value.field == "input"
+
+
+def test_only_an_added_kong_can_be_robbed() -> None:
+    # 冲杠 and 暗杠 can't be robbed (A5): the robbed seat must hold the pung it was adding to.
+    def robbed_with(meld: dict) -> Any:
+        def change(d: dict) -> None:
+            d.update(win="rob_kong", winning_tile="9s")
+            d["players"][3]["hand"] = "123m456m55p78s"
+            d["players"][1]["melds"] = [meld]
+
+        return change
+
+    bad(robbed_with({"kind": "exposed_kong", "tiles": "9999s", "from": 0}), "from")
+    bad(robbed_with(concealed("9999s")), "from")
