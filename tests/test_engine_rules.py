@@ -470,3 +470,31 @@ def test_escape_pays_the_penalty_split_among_the_others():
     assert sum(match.totals) == 0
     with pytest.raises(ValueError):
         match.deal(bytes(32))
+
+
+NO_ROB_HANDS = [
+    "9m 2m 666m 2p5p9p 1s2s4s 4z5z6z",  # three 6m: 暗杠 or 冲杠 on 6m
+    *ROB_HANDS[1:],  # seats 1 and 3 open, then wait on 6m/9m
+]
+
+
+def test_a_concealed_kong_can_not_be_robbed():
+    obj = script(NO_ROB_HANDS, [*ROB_ACTIONS[:7], "0 concealed_kong 6m"], draws=["6m"],
+                 replacements=["1p"])
+    events = run_script_events_until_unfinished(obj)
+    assert events[-2:] == [
+        {"type": "concealed_kong", "seat": 0, "tile": "6m"},
+        {"type": "draw", "seat": 0, "tile": "1p", "from": "back"},
+    ]
+
+
+def test_an_exposed_kong_on_a_discard_can_not_be_robbed():
+    actions = [*ROB_ACTIONS[:7], "0 discard 1m", "1 discard 6m", "0 kong"]
+    obj = script(NO_ROB_HANDS, actions, draws=["1m", "6m"], replacements=["1p"])
+    events = run_script_events_until_unfinished(obj)
+    # Seat 3 could have won on the discard itself and passed; the kong opens no rob window.
+    assert {"type": "pass", "seat": 3} in events[-5:]
+    assert events[-2:] == [
+        {"type": "kong", "seat": 0, "tile": "6m", "from": 1},
+        {"type": "draw", "seat": 0, "tile": "1p", "from": "back"},
+    ]
