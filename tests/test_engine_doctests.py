@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["actions", "events", "illegal", "match", "wall", "__init__"]
+MODULES = ["actions", "events", "illegal", "match", "table", "wall", "__init__"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from laizi.engine import Action, apply, make_ruleset, new_hand, view
+import random
+
+from laizi.engine import Action, apply, make_ruleset, new_hand, play_out, seat_event, view
 from tests.test_engine_rules import KONG_ACTIONS, KONG_HANDS, script, state_when_script_ends
 
 
@@ -48,3 +50,24 @@ def test_who_may_claim_a_discard_is_not_shown():
         assert view(state, seat)["to_act"] == []
         assert "claim" in view(state, seat)
     assert [a["type"] for a in view(state, 1)["legal"]] == ["pung", "kong", "pass"]
+
+
+def test_the_event_stream_of_a_seat_hides_what_the_seat_may_not_see():
+    rng = random.Random(5)
+    for index in range(60):
+        state, events = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), index % 4,
+                                 seed=rng.randbytes(32))
+        events += play_out(state, rng.choice)
+        for seat in (0, 1, 2, 3, None):
+            shown = [e for e in (seat_event(e, seat) for e in events) if e is not None]
+            for event in shown[:-1]:  # the end reveals every hand
+                if event["type"] == "deal":
+                    assert all(h is None for s, h in enumerate(event["hands"]) if s != seat)
+                if event["type"] in ("draw", "concealed_kong") and event["seat"] != seat:
+                    assert "tile" not in event
+                if event["type"] in ("claim", "pass"):
+                    assert event["seat"] == seat
+            assert shown[-1] == events[-1]
+            assert len(shown) == len(events) - sum(
+                1 for e in events if e["type"] in ("claim", "pass") and e["seat"] != seat
+            )

@@ -1,5 +1,12 @@
 """The game engine: a pure, deterministic, event-sourced state machine (issue 4).
 
+>>> from laizi.engine import Game
+>>> game = Game.deal("wuhan-qipi-koukou", seed=bytes(32))
+>>> game.over, game.to_act
+(False, [0])
+
+The same with the functions underneath:
+
 >>> from laizi.engine import make_ruleset, new_hand, legal_actions, apply, view
 >>> state, events = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0, seed=bytes(32))
 >>> [e["type"] for e in events]
@@ -21,13 +28,15 @@ from laizi.engine.record import RecordError, Verdict, parse_record, replay_recor
 from laizi.engine.registry import RULESETS, make_ruleset
 from laizi.engine.ruleset import Ruleset, Specials, WinOffer
 from laizi.engine.state import HandState, PlayerState, TableMeld
-from laizi.engine.view import view
+from laizi.engine.table import Game
+from laizi.engine.view import seat_event, view
 from laizi.engine.wall import commitment, parse_seed, wall_from_parts, wall_from_seed
 
 __all__ = [
     "RULESETS",
     "Action",
     "ActionError",
+    "Game",
     "HandState",
     "IllegalAction",
     "Match",
@@ -47,6 +56,7 @@ __all__ = [
     "parse_seed",
     "play_out",
     "replay_record",
+    "seat_event",
     "to_jsonl",
     "verify",
     "view",

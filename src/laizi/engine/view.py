@@ -1,4 +1,4 @@
-"""What one seat — or a spectator — may see of a hand (Part C).
+"""What one seat — or a spectator — may see of a hand and of its events (Part C).
 
 A seat sees its own concealed hand and everything public: rivers, melds (another seat's
 concealed kong shows no faces), laid-out tiles, the indicator, laizi and pi, how many tiles are
@@ -16,7 +16,7 @@ from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.tiles import format_tiles
 
-__all__ = ["view"]
+__all__ = ["seat_event", "view"]
 
 
 def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
@@ -83,3 +83,25 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
             "seed": None if state.seed is None else state.seed.hex(),
         }
     return out
+
+
+def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any] | None:
+    """What ``seat`` (None: a spectator) may be told of one event, or None for nothing at all.
+
+    Another seat's drawn tile, its starting hand and its concealed kong's tile are hidden; so
+    are the decisions in a claim window (``claim``, ``pass``: they tell what a seat holds) —
+    the claim that wins shows as its own event.  The wall of a scripted record is never shown.
+    The ``end`` event reveals everything anyway.
+    """
+    kind = event["type"]
+    own = event.get("seat") == seat and seat is not None
+    if kind in ("claim", "pass") and not own:
+        return None
+    if kind == "start" and "wall" in event:
+        return {k: v for k, v in event.items() if k != "wall"}
+    if kind == "deal":
+        hands = [h if s == seat else None for s, h in enumerate(event["hands"])]
+        return {**event, "hands": hands}
+    if kind in ("draw", "concealed_kong") and not own:
+        return {k: v for k, v in event.items() if k != "tile"}
+    return event
