@@ -49,7 +49,7 @@ def events_of(obj) -> list[dict[str, Any]]:
 def state_when_script_ends(obj):
     with pytest.raises(ScriptUnfinished) as caught:
         run_script(obj)
-    return caught.value.result.state  # type: ignore[attr-defined]
+    return caught.value.result.state
 
 
 def end(events):
@@ -226,7 +226,7 @@ def test_concealed_exposed_and_added_kongs_draw_replacements_from_the_back():
 def run_script_events_until_unfinished(obj):
     with pytest.raises(ScriptUnfinished) as caught:
         run_script(obj)
-    return caught.value.result.events  # type: ignore[attr-defined]
+    return caught.value.result.events
 
 
 def test_a_laizi_can_not_be_konged_or_punged():

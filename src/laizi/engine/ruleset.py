@@ -40,7 +40,7 @@ class WinOffer:
     """A win the ruleset allows: the settlement it would pay (``payments`` four Fractions)."""
 
     settlement: Any
-    payments: tuple[Fraction, Fraction, Fraction, Fraction]
+    payments: tuple[Fraction, ...]
 
 
 class Ruleset(ABC):

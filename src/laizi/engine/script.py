@@ -23,6 +23,12 @@ __all__ = ["ScriptError", "ScriptIllegal", "ScriptResult", "ScriptUnfinished", "
 _KEYS = ("rules", "dealer", "hands", "indicator", "draws", "replacements", "actions")
 
 
+@dataclass
+class ScriptResult:
+    state: HandState
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
 class ScriptError(ValueError):
     """Bad input (exit 1): ``field`` names the offending key."""
 
@@ -34,31 +40,36 @@ class ScriptError(ValueError):
 class ScriptIllegal(ValueError):
     """An illegal action (exit 3): its 0-based ``index``, the action, why, and what was legal."""
 
-    def __init__(self, index: int, action: Any, reason: str, legal: list[Action]) -> None:
+    def __init__(
+        self,
+        index: int,
+        action: Action,
+        reason: str,
+        legal: list[Action],
+        result: ScriptResult | None = None,
+    ) -> None:
         self.index = index
+        self.result = result
+        """The hand up to the illegal action: its state and the events printed before it."""
         self.action = action
         self.reason = reason
         self.legal = legal
         shown = ", ".join(a.notation() for a in legal) or "nothing"
-        text = action.notation() if isinstance(action, Action) else str(action)
-        super().__init__(f"action {index} ({text}) is illegal: {reason}; legal: {shown}")
+        super().__init__(
+            f"action {index} ({action.notation()}) is illegal: {reason}; legal: {shown}"
+        )
 
 
 class ScriptUnfinished(ValueError):
     """The script ended before the hand did (exit 1); ``seats`` were to act."""
 
-    def __init__(self, seats: list[int], phase: str) -> None:
+    def __init__(self, seats: list[int], phase: str, result: ScriptResult | None = None) -> None:
         self.seats = seats
         self.phase = phase
+        self.result = result
         who = " or ".join(f"seat {s}" for s in seats)
         super().__init__(f"actions: the script ends before the hand does: {who} was to act "
                          f"({phase})")
-
-
-@dataclass
-class ScriptResult:
-    state: HandState
-    events: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _tiles(obj: dict[str, Any], key: str) -> list[int]:
@@ -167,9 +178,7 @@ def run_script(obj: Any) -> ScriptResult:
         if window:
             _pass_everyone(state, result)
             continue
-        error = ScriptUnfinished(state.to_act(), state.phase)
-        error.result = result  # type: ignore[attr-defined]
-        raise error
+        raise ScriptUnfinished(state.to_act(), state.phase, result)
     if index < len(actions):
         action = actions[index]
         raise _illegal(result, index, action, "the hand is already over", [])
@@ -192,6 +201,4 @@ def _illegal(
         legal = [a for s in seats for a in legal_actions(result.state, s)]
     if not reason:
         reason = why_illegal(result.state, action)
-    error = ScriptIllegal(index, action, reason, legal)
-    error.result = result  # type: ignore[attr-defined]
-    return error
+    return ScriptIllegal(index, action, reason, legal, result)

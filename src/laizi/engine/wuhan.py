@@ -99,7 +99,7 @@ class WuhanRuleset(Ruleset):
         settlement = self.rules.score(self.situation(state, seat, tile, how))
         if not settlement.allowed:
             return None
-        return WinOffer(settlement, tuple(settlement.payments))  # type: ignore[arg-type]
+        return WinOffer(settlement, tuple(settlement.payments))
 
     def why_no_win(self, state: HandState, seat: int) -> str:
         """The settlement's refusal reason (``holds_special``, ``not_opened``, …, A6/A10)."""
