@@ -39,10 +39,10 @@ def replay(
     except ScriptError as error:
         fail(f"{pick(language, '输入有误', 'bad input')}: {error}")
     except ScriptIllegal as error:
-        _print(error.result.events)
+        _print(error.result.events if error.result else [])
         fail(_illegal_text(error, language), EXIT_ILLEGAL_ACTION)
     except ScriptUnfinished as error:
-        _print(error.result.events)
+        _print(error.result.events if error.result else [])
         who = "、".join(f"座位 {s}" for s in error.seats)
         fail(pick(language, f"脚本用完了，这一局还没结束：该{who}行动（{error.phase}）",
                   f"script unfinished: {error}"))
@@ -54,8 +54,9 @@ def replay(
 def _illegal_text(error: ScriptIllegal, language: str) -> str:
     if language != "zh":
         return f"illegal action: {error}"
-    state = error.result.state
-    reason = why_illegal(state, error.action, "zh")
+    reason = error.reason
+    if error.result is not None:
+        reason = why_illegal(error.result.state, error.action, "zh")
     legal = "、".join(a.notation() for a in error.legal) or "无"
     return f"非法动作：第 {error.index} 个动作（{error.action.notation()}）不合法：{reason}；" \
         f"合法的动作：{legal}"

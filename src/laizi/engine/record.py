@@ -67,7 +67,7 @@ def to_jsonl(events: list[dict[str, Any]]) -> str:
 
 def parse_record(text: str) -> list[dict[str, Any]]:
     """The events of a JSON Lines record; blank lines are skipped.  RecordError on bad JSON."""
-    events = []
+    events: list[dict[str, Any]] = []
     for line_number, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
@@ -115,8 +115,11 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
     start = events[0]
     if start.get("type") != "start":
         raise RecordError(0, "a record starts with a start event")
+    rules = start.get("rules")
+    if not isinstance(rules, str | dict):
+        raise RecordError(0, "rules must be a preset name or a rules object")
     try:
-        ruleset = make_ruleset(start.get("rules"))
+        ruleset = make_ruleset(rules)
     except ValueError as error:
         raise RecordError(0, f"rules: {error}") from None
     dealer = start.get("dealer")

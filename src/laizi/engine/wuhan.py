@@ -142,6 +142,7 @@ class WuhanRuleset(Ruleset):
                 )
             )
         from_seat = None if how == "self_draw" else state.claim_from
+        assert state.specials.indicator is not None
         return WinSituation(
             self.settings,
             state.dealer,
@@ -152,7 +153,7 @@ class WuhanRuleset(Ruleset):
             tile,
             how == "self_draw" and state.after_kong,
             state.phase == "final",
-            tuple(players),
+            (players[0], players[1], players[2], players[3]),
         )
 
     # --- money ----------------------------------------------------------------------------
