@@ -297,7 +297,8 @@ def test_shanten_after_draw_and_discard_agree_with_shanten(case):
             hand.shanten(_with(counts, kind, +1), laizi) if counts[kind] < 4 else None
             for kind in range(34)
         ]
-        useful = [k for k in range(34) if after[k] is not None and after[k] < hand.shanten(counts, laizi)]
+        now = hand.shanten(counts, laizi)
+        useful = [k for k in range(34) if after[k] is not None and after[k] < now]
         assert hand.useful_draws(counts, laizi) == useful
     else:
         after = hand.shanten_after_discard(counts, laizi)
