@@ -10,6 +10,7 @@ import sys
 
 # Subcommand modules register their commands on `app` when imported.
 from laizi.cli import analyze as _analyze  # noqa: F401
+from laizi.cli import score as _score  # noqa: F401
 from laizi.cli.common import app
 
 __all__ = ["app", "main"]

@@ -1,0 +1,144 @@
+"""Is a claimed win a hand that can have happened?  Every error names the input field at fault.
+
+These are facts of the table, not rules a win can fail (those are refusals, with a reason):
+a tile nobody can win on, five of a kind, a chow from the wrong seat, a 海底 win on a discard.
+"""
+
+from __future__ import annotations
+
+from laizi.rules.wuhan import special_tiles
+from laizi.scoring.model import WIN_KINDS, InputError, WinSituation
+from laizi.tiles import KINDS, format_tile
+
+__all__ = ["check_situation"]
+
+
+def _seat(value: object, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise InputError(field, f"must be a seat 0–3, not {value!r}")
+    return value
+
+
+def check_situation(s: WinSituation) -> None:
+    """Raise :class:`InputError` if ``s`` is inconsistent; return quietly otherwise."""
+    if s.settings.game != "wuhan":
+        raise InputError("rules", f"game {s.settings.game!r} is not scored by this version")
+    _seat(s.dealer, "dealer")
+    winner = _seat(s.winner, "winner")
+    if s.win not in WIN_KINDS:
+        raise InputError("win", f"must be one of {', '.join(WIN_KINDS)}, not {s.win!r}")
+    if s.win == "self_draw":
+        if s.from_seat is not None:
+            raise InputError("from", "a self-drawn win comes from nobody; leave 'from' out")
+    else:
+        if s.from_seat is None:
+            raise InputError("from", f"required for a {s.win} win: the seat the tile came from")
+        if _seat(s.from_seat, "from") == winner:
+            raise InputError("from", "the winner can't win on its own tile")
+        if s.haidi:
+            raise InputError(
+                "haidi", "海底捞 is a self-drawn win; nobody discards in the 海底 round"
+            )
+        if s.after_kong:
+            raise InputError(
+                "after_kong", "a replacement draw after a kong is self-drawn, not a " + s.win
+            )
+    if s.haidi and s.after_kong:
+        raise InputError("after_kong", "nobody kongs in the 海底 round, so no replacement draw")
+    if s.after_kong_discard:
+        raise InputError(
+            "after_kong_discard", "is a Baishan field (杠后点炮); Wuhan has no such rule"
+        )
+    if not 0 <= s.indicator < KINDS:
+        raise InputError("indicator", f"not a tile id: {s.indicator!r}")
+    if not 0 <= s.winning_tile < KINDS:
+        raise InputError("winning_tile", f"not a tile id: {s.winning_tile!r}")
+    if len(s.players) != 4:
+        raise InputError("players", f"must list four seats, not {len(s.players)}")
+    special = special_tiles(s.settings.variant, s.indicator)
+    tile = s.winning_tile
+    name = format_tile(tile)
+    if s.win != "self_draw":
+        if tile == special.laizi:
+            raise InputError(
+                "winning_tile",
+                f"{name} is the laizi: a discarded laizi is laid out, nobody wins on it",
+            )
+        if tile in special.must_gang:
+            raise InputError(
+                "winning_tile",
+                f"{name} must be laid out: discarding it lays it out, nobody wins on it",
+            )
+    _check_players(s, special.laizi, special.must_gang)
+    if s.win == "rob_kong":
+        assert s.from_seat is not None
+        robbed = s.players[s.from_seat]
+        if not any(m.kind == "pung" and m.tiles[0] == tile for m in robbed.melds):
+            raise InputError(
+                "from",
+                f"seat {s.from_seat} has no pung of {name} to add to: "
+                "only an added kong can be robbed",
+            )
+    _check_counts(s)
+
+
+def _check_players(s: WinSituation, laizi: int, must_gang: frozenset[int]) -> None:
+    for seat, player in enumerate(s.players):
+        field = f"players[{seat}]"
+        if len(player.melds) > 4:
+            raise InputError(f"{field}.melds", f"at most four melds, not {len(player.melds)}")
+        for index, meld in enumerate(player.melds):
+            meld_field = f"{field}.melds[{index}]"
+            if meld.tiles[0] == laizi or any(t in must_gang or t == laizi for t in meld.tiles):
+                raise InputError(
+                    f"{meld_field}.tiles",
+                    "the laizi and the must-gang tiles can't be chowed, punged or konged",
+                )
+            if meld.from_seat is not None:
+                source = _seat(meld.from_seat, f"{meld_field}.from")
+                if source == seat:
+                    raise InputError(f"{meld_field}.from", "a claimed tile comes from another seat")
+                if meld.kind == "chow" and source != (seat + 3) % 4:
+                    raise InputError(
+                        f"{meld_field}.from",
+                        f"a chow is claimed from the previous seat only ({(seat + 3) % 4})",
+                    )
+        for tile in player.laid_out:
+            if tile != laizi and tile not in must_gang:
+                raise InputError(
+                    f"{field}.laid_out",
+                    f"{format_tile(tile)} is neither the laizi nor a must-gang tile",
+                )
+        if player.hand is not None:
+            size = len(player.hand) + 3 * len(player.melds)
+            if seat == s.winner and size != 13:
+                raise InputError(
+                    f"{field}.hand",
+                    f"the winner's hand (without the winning tile) and melds make {size} tiles, "
+                    "not 13 (count a kong as 3)",
+                )
+            if size > 14:
+                raise InputError(f"{field}.hand", f"hand and melds make {size} tiles, more than 14")
+        elif seat == s.winner:
+            raise InputError(f"{field}.hand", "the winner's hand is required")
+
+
+def _check_counts(s: WinSituation) -> None:
+    counts = [0] * KINDS
+    counts[s.indicator] += 1
+    counts[s.winning_tile] += 1
+    for player in s.players:
+        for t in player.hand or ():
+            counts[t] += 1
+        for meld in player.melds:
+            for t in meld.tiles:
+                counts[t] += 1
+        for t in player.laid_out:
+            counts[t] += 1
+    for tile, count in enumerate(counts):
+        if count > 4:
+            raise InputError(
+                "players",
+                f"{count} copies of {format_tile(tile)} on the table (the indicator and the "
+                "winning tile included); only 4 exist",
+            )
