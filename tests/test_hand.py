@@ -276,3 +276,51 @@ def test_special_waits():
 def test_special_shapes_validate_the_hand():
     with pytest.raises(hand.HandSizeError):
         hand.seven_pairs([5] + [0] * 33)
+
+
+# --- tile efficiency --------------------------------------------------------------------------
+
+
+def _with(counts: list[int], kind: int, change: int) -> list[int]:
+    out = list(counts)
+    out[kind] += change
+    return out
+
+
+@CHECKS
+@given(ANY_HAND)
+def test_shanten_after_draw_and_discard_agree_with_shanten(case):
+    counts, laizi = case
+    if sum(counts) % 3 == 1:
+        after = hand.shanten_after_draw(counts, laizi)
+        expected = [
+            hand.shanten(_with(counts, kind, +1), laizi) if counts[kind] < 4 else None
+            for kind in range(34)
+        ]
+        now = hand.shanten(counts, laizi)
+        useful = [k for k in range(34) if after[k] is not None and after[k] < now]
+        assert hand.useful_draws(counts, laizi) == useful
+    else:
+        after = hand.shanten_after_discard(counts, laizi)
+        expected = [
+            hand.shanten(_with(counts, kind, -1), laizi) if counts[kind] else None
+            for kind in range(34)
+        ]
+    assert after == expected
+
+
+def test_useful_draws_example():
+    # 1m 2m 4p 5p 7s 8s 9s 1z 1z 6z 7z + 23m... : a plain two-sided shape gains from its ends
+    assert format_tiles(hand.useful_draws(c("23m456p789s11z567s"))) == "14m"
+
+
+def test_laizi_draw_always_helps():
+    after = hand.shanten_after_draw(c("19m19p19s1234567z"), tile("5m"))
+    assert after[tile("5m")] == 7  # one wildcard more: 8 -> 7
+
+
+def test_efficiency_questions_check_the_size():
+    with pytest.raises(hand.HandSizeError, match=r"3n\+1"):
+        hand.shanten_after_draw(c("11m"))
+    with pytest.raises(hand.HandSizeError, match=r"3n\+2"):
+        hand.shanten_after_discard(c("1m"))

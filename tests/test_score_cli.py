@@ -38,6 +38,8 @@ def last_json(result: subprocess.CompletedProcess) -> dict:
         ("golden-cap-sanjubao.json", [-1200, 0, 0, 1200]),
         ("rob-kong.json", [0, -200, 0, 200]),
         ("below-minimum.json", [0, 0, 0, 0]),
+        ("three-suns.json", [-800, -800, -800, 2400]),
+        ("quanqiuren-contract.json", [0, -200, 0, 200]),
     ],
 )
 def test_examples_json(name: str, payments: list[int]) -> None:

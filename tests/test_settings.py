@@ -105,6 +105,8 @@ def test_decimal_factors_are_exact_fractions() -> None:
         ({"pass_win_locked": "no"}, "pass_win_locked"),
         ({"game": "baishan"}, "game"),
         ({"cap": float("nan")}, "cap"),
+        ({"laizi_gang_factor": 1000}, "laizi_gang_factor"),
+        ({"base": 10**12}, "base"),
     ],
 )
 def test_bad_overrides_are_rejected_naming_the_key(overrides: dict, key: str) -> None:

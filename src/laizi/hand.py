@@ -46,8 +46,11 @@ __all__ = [
     "hard_258",
     "seven_pairs",
     "shanten",
+    "shanten_after_discard",
+    "shanten_after_draw",
     "special_waits",
     "thirteen_orphans",
+    "useful_draws",
     "waits",
     "waits_258",
 ]
@@ -355,6 +358,92 @@ def _combine(a: Partial, b: Partial, melds: int) -> Partial:
                 with_pair = a1 + b0
         out += (no_pair, with_pair)
     return tuple(out)
+
+
+def _pair_target(a: Partial, b: Partial, melds: int) -> int:
+    """``_combine(a, b, melds)[2 * melds + 1]`` without building the rest."""
+    best = 99
+    for i in range(melds + 1):
+        j = melds - i
+        x = a[2 * i] + b[2 * j + 1]
+        if x < best:
+            best = x
+        x = a[2 * i + 1] + b[2 * j]
+        if x < best:
+            best = x
+    return best
+
+
+def _others(partials: list[Partial], melds: int) -> list[Partial]:
+    """For each group, the other three groups' partial tables combined."""
+    first_two = _combine(partials[0], partials[1], melds)
+    last_two = _combine(partials[2], partials[3], melds)
+    return [
+        _combine(partials[1], last_two, melds),
+        _combine(partials[0], last_two, melds),
+        _combine(first_two, partials[3], melds),
+        _combine(first_two, partials[2], melds),
+    ]
+
+
+def shanten_after_draw(counts: Sequence[int], laizi: int | None = None) -> list[int | None]:
+    """For a 3n+1 hand: the shanten after drawing each kind (34 entries, index = kind).
+
+    ``None`` for a kind the hand holds four of.  Drawing the laizi kind adds a wildcard.  The
+    same as calling :func:`shanten` 34 times, about ten times faster — the bots' tile-efficiency
+    question ("which draws help?").
+    """
+    return _after_change(counts, laizi, +1)
+
+
+def shanten_after_discard(counts: Sequence[int], laizi: int | None = None) -> list[int | None]:
+    """For a 3n+2 hand: the shanten after discarding each kind (34 entries, index = kind).
+
+    ``None`` for a kind the hand does not hold.  Discarding a laizi gives up a wildcard.
+    """
+    return _after_change(counts, laizi, -1)
+
+
+def useful_draws(counts: Sequence[int], laizi: int | None = None) -> list[int]:
+    """For a 3n+1 hand: the kinds whose draw lowers the shanten (进张), sorted by id."""
+    now = shanten(counts, laizi)
+    return [
+        kind
+        for kind, after in enumerate(shanten_after_draw(counts, laizi))
+        if after is not None and after < now
+    ]
+
+
+def _after_change(counts: Sequence[int], laizi: int | None, change: int) -> list[int | None]:
+    packed, wild = _packed(counts, laizi)
+    entries = _entries(packed, wild)
+    size = entries[0][0] + entries[1][0] + entries[2][0] + entries[3][0] + wild
+    wanted = _READY_SIZES if change > 0 else _COMPLETE_SIZES
+    if size not in wanted:
+        kind_of_hand = "3n+1" if change > 0 else "3n+2"
+        raise HandSizeError(f"this question is for a {kind_of_hand} hand, not {size} tiles")
+    if not _SUITS_BY_INT:
+        _load_int_keys()
+    original = bytes(counts)
+    melds = (size - 1) // 3  # the same before and after one tile more or less
+    key = int.from_bytes(packed, "little")
+    partials = [entry[4] for entry in entries]
+    others = _others(partials, melds)
+    missing_now = _pair_target(partials[0], others[0], melds)
+    out: list[int | None] = [None] * 34
+    for (suited, shift, mask, kinds), rest in zip(_GROUPS, others, strict=True):
+        table = _SUITS_BY_INT if suited else _HONORS_BY_INT
+        group_key = (key >> shift) & mask
+        for kind, step in kinds:
+            held = original[kind]
+            if (held == 4 and change > 0) or (held == 0 and change < 0):
+                continue
+            if kind == laizi:
+                out[kind] = missing_now - (wild + change) - 1
+            else:
+                partial = table[group_key + change * step][4]
+                out[kind] = _pair_target(partial, rest, melds) - wild - 1
+    return out
 
 
 # --------------------------------------------------------------------------------------------

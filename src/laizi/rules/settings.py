@@ -181,6 +181,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "mode": MODES,
     "win_priority": WIN_PRIORITIES,
 }
+_MAX_FACTOR = 64  # far above any room's ×4; beyond it a value is a typo, not a rule
+_MAX_AMOUNT = 10**9  # likewise for the unit, caps, penalty and minimum
 _MAX_HAIDI_RESERVE = 60  # 136 − 53 dealt − 1 indicator leaves 82 in the wall; keep room to play
 
 
@@ -212,8 +214,19 @@ def _validate(s: Settings) -> None:
         if getattr(s, key) not in choices:
             raise SettingsError(key, f"{getattr(s, key)!r} is not one of {', '.join(choices)}")
     for key in ("laizi_gang_factor", "big_self_draw_factor", "big_discard_factor"):
-        if getattr(s, key) < 1:
-            raise SettingsError(key, "a doubling factor must be at least 1")
+        if not 1 <= getattr(s, key) <= _MAX_FACTOR:
+            raise SettingsError(key, f"a doubling factor must be between 1 and {_MAX_FACTOR}")
+    for key in (
+        "base",
+        "cap",
+        "golden_cap",
+        "sunshine_cap",
+        "three_suns_cap",
+        "escape_penalty",
+        "min_points",
+    ):
+        if getattr(s, key) > _MAX_AMOUNT:
+            raise SettingsError(key, f"must not be above {_MAX_AMOUNT}")
     if s.base <= 0:
         raise SettingsError("base", "must be greater than 0")
     if s.min_points < 0:
