@@ -52,6 +52,12 @@ def _reason(state: HandState, action: Action) -> tuple[str, str]:
                 f"seat {seat} may chow only from the previous seat, not from seat "
                 f"{state.claim_from}",
             )
+        if state.phase in (CLAIM, ROB) and action.type == WIN and seat != state.claim_from:
+            why = state.ruleset.why_no_win(state, seat)
+            return (
+                f"座位 {seat} 不能和 {claim}（{why}）",
+                f"seat {seat} may not win on {claim} ({why})",
+            )
         if state.phase in (CLAIM, ROB):
             return f"座位 {seat} 对 {claim} 无牌可要", f"seat {seat} has no claim on {claim}"
         return (
