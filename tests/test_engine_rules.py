@@ -320,6 +320,7 @@ def test_a_held_must_gang_tile_blocks_the_win():
     with pytest.raises(ScriptIllegal) as caught:
         run_script(script(blocked, actions, draws=["1m"]))
     assert caught.value.index == 4  # no claim window even opened: seat 3 drew at once
+    assert caught.value.reason.startswith("seat 1 may not win on seat 2's 5s (holds_special)")
     # Nor by self-draw: seat 1 draws the 5s itself.
     state = state_when_script_ends(
         script(blocked, ["0 discard 9m", "1 pung", "1 discard 1z", "2 discard 1m",
@@ -351,6 +352,7 @@ def test_pass_win_locked_both_ways(locked):
     with pytest.raises(ScriptIllegal) as caught:
         run_script(obj)
     assert caught.value.index == 6  # not asked at all: seat 2 drew at once
+    assert caught.value.reason.startswith("seat 3 may not win on seat 1's 5s (pass_win_locked)")
 
 
 def test_the_lock_ends_with_the_seats_own_draw():
