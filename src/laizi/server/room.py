@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from laizi.bots import Bot
 from laizi.engine import (
     Action,
     ActionError,
@@ -37,7 +38,7 @@ from laizi.engine.record import action_of
 from laizi.engine.state import FINAL, TURN, HandState
 from laizi.rules import Settings
 from laizi.server.protocol import Act, Join, ProtocolError
-from laizi.server.seats import Player, bot_player, safe_default
+from laizi.server.seats import bot_player, safe_default
 from laizi.server.store import Store
 from laizi.server.table import TableSettings
 
@@ -69,7 +70,7 @@ class Seat:
     kind: str = "empty"  # "human", "bot" or "empty"
     name: str = ""
     token: str | None = None
-    bot: Player | None = None
+    bot: Bot | None = None
     conns: set[Conn] = field(default_factory=set)
     auto: bool = False
     """托管: the server plays the safe default for this seat until its player acts again."""
@@ -308,7 +309,7 @@ class Room:
                 self.store.set_seat(self.id, i, "bot", f"bot {i}", None)
         for s in self.seats:
             if s.kind == "bot":
-                s.bot = bot_player(self.table.bot_level)
+                s.bot = bot_player(self.table.bot_level, self.rules)
         self.status = "playing"
         self.store.set_status(self.id, "playing")
         self._broadcast_info()
@@ -524,7 +525,7 @@ class Room:
         s = self.seats[seat]
         seat_view = view(state, seat)
         if s.kind == "bot" and s.bot is not None:
-            action = s.bot.choose(seat_view, prompt.legal)
+            action = s.bot.act(seat_view, prompt.legal)
         else:
             action = safe_default(seat_view, prompt.legal)
         self._play(seat, action)
@@ -573,7 +574,7 @@ class Room:
             return
         for i, s in enumerate(self.seats):
             if s.kind == "bot":
-                s.bot = bot_player(self.table.bot_level)
+                s.bot = bot_player(self.table.bot_level, self.rules)
             elif s.kind == "human" and not s.conns:
                 s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, i)
         if self.state is None or self.state.over:

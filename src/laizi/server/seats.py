@@ -1,8 +1,7 @@
-"""Who plays a seat the server fills: bots, and the safe default of a timed-out seat (托管).
+"""Who plays a seat the server fills: issue 6's bots, and the safe default of a timed-out seat.
 
-A player for an empty seat is anything with ``choose(view, legal) -> Action``: it gets the seat's
-view (``laizi.engine.view``) and its legal actions, and picks one.  Until the bots of issue 6
-land this module's :class:`SeatFiller` plays; ``bot_player(level)`` is the one place to switch.
+A bot gets exactly what a remote player at that seat would get — the seat's view
+(``laizi.engine.view``) and its legal actions — and picks one (``act(view, legal)``).
 
 >>> from laizi.engine import Game
 >>> game = Game.deal("wuhan-hongzhong-kaikou", seed=bytes(32))
@@ -12,27 +11,25 @@ land this module's :class:`SeatFiller` plays; ``bot_player(level)`` is the one p
 
 from __future__ import annotations
 
-import random
 import secrets
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
+from laizi.bots import Bot, make_bot
 from laizi.engine import Action
 from laizi.tiles import format_tile
 
-__all__ = ["BOT_LEVELS", "Player", "SeatFiller", "bot_player", "safe_default"]
+__all__ = ["BOT_LEVELS", "bot_player", "safe_default"]
 
 BOT_LEVELS = ("random", "greedy", "strong")
-"""The room setting "bot level"."""
-
-
-class Player(Protocol):
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action: ...
+"""The table setting "bot level": the names of issue 6's built-in bots."""
 
 
 def safe_default(view: dict[str, Any], legal: Sequence[Action]) -> Action:
     """What a seat that ran out of time plays: pass a claim (or a 海底 win), discard the tile
-    just drawn (else the last tile of the hand), never a kong or a lay-out it did not ask for."""
+    just drawn (else the last tile of the hand), never a kong or a lay-out it did not ask for.
+
+    Only when nothing else is legal (a drawn laizi that must be laid out) is that played."""
     for action in legal:
         if action.type == "pass":
             return action
@@ -46,26 +43,6 @@ def safe_default(view: dict[str, Any], legal: Sequence[Action]) -> Action:
     return legal[0]
 
 
-class SeatFiller:
-    """A small stand-in bot: ``random`` picks any legal action; ``greedy`` (and ``strong`` until
-    issue 6's bots) wins whenever it can, never breaks its hand for a claim, and otherwise
-    discards like :func:`safe_default`."""
-
-    def __init__(self, level: str = "random", rng: random.Random | None = None) -> None:
-        if level not in BOT_LEVELS:
-            raise ValueError(f"bot level must be one of {', '.join(BOT_LEVELS)}")
-        self.level = level
-        self.rng = rng or random.Random(secrets.randbits(64))
-
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        if self.level == "random":
-            return self.rng.choice(list(legal))
-        for action in legal:
-            if action.type == "win":
-                return action
-        return safe_default(view, legal)
-
-
-def bot_player(level: str) -> Player:
-    """The bot for the room's "bot level"."""
-    return SeatFiller(level)
+def bot_player(level: str, rules: Any) -> Bot:
+    """A bot of the room's "bot level" with its own fresh random seed."""
+    return make_bot(level, rules, seed=secrets.randbits(63))
