@@ -9,19 +9,19 @@ from laizi.rules.wuhan import SpecialTiles, special_tiles
 
 __all__ = [
     "MELD_KINDS",
-    "RANKS",
-    "BaishanRules",
-    "Rank",
-    "rank_for",
     "OPENING_KINDS",
     "PRESETS",
+    "RANKS",
+    "BaishanRules",
     "HandRules",
     "Meld",
+    "Rank",
     "Settings",
     "SettingsError",
     "SpecialTiles",
     "WuhanRules",
     "preset",
+    "rank_for",
     "ruleset",
     "special_tiles",
 ]
