@@ -133,7 +133,7 @@ class Settings:
                 raise SettingsError(str(key), "unknown setting")
             if key in ("preset", "game") and value != getattr(self, key):
                 raise SettingsError(key, f"is fixed by the preset ({getattr(self, key)!r})")
-            if self.game == "baishan" and key in WUHAN_ONLY:
+            if self.game == "baishan" and key in WUHAN_ONLY and value != getattr(self, key):
                 raise SettingsError(str(key), "is a Wuhan setting; Baishan rooms have no such rule")
             changes[key] = _coerce(key, value)
         return dataclasses.replace(self, **changes)
@@ -153,9 +153,13 @@ class Settings:
         return preset(name).with_overrides({k: v for k, v in obj.items() if k != "preset"})
 
     def to_json(self) -> dict[str, Any]:
-        """Every setting as plain JSON values (whole numbers as ints, others as decimals)."""
+        """Every setting as plain JSON values (whole numbers as ints, others as decimals).
+
+        A Baishan room leaves out the Wuhan-only settings (:data:`WUHAN_ONLY`)."""
         out: dict[str, Any] = {}
         for field in fields(self):
+            if self.game == "baishan" and field.name in WUHAN_ONLY:
+                continue
             value = getattr(self, field.name)
             out[field.name] = _json_value(value)
         return out
