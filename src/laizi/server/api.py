@@ -53,6 +53,9 @@ def attach(hub: Hub) -> Accounts:
 
 def on_match_end(room: Room) -> None:
     """The server's match-end hook: strength points and ratings of the account seats."""
+    # The match's last events first (the server stages them until the end of this loop turn):
+    # a booking never stands for an end the database does not hold.
+    room.store.commit()
     book_match(
         room.store.engine,
         room.id,

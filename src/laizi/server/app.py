@@ -54,6 +54,32 @@ class Hub:
         self.accounts: Accounts | None = None
         self.on_match_end: Callable[[Room], None] | None = None
         """Given to every room (issue 8: ``laizi.server.api.on_match_end`` books the results)."""
+        self.held: list[tuple[Conn, dict[str, Any]]] = []
+        self.flush_scheduled = False
+
+    def post(self, conn: Conn, message: dict[str, Any]) -> None:
+        """Send a room's message once the database holds everything staged so far."""
+        self.held.append((conn, message))
+        self.schedule_flush()
+
+    def schedule_flush(self) -> None:
+        """Commit (and send) at the end of this turn of the event loop."""
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit what the rooms staged (one transaction), then let their messages go."""
+        self.flush_scheduled = False
+        try:
+            self.store.commit()
+        except Exception:
+            log.exception("the database refused a write: messages held back")
+            self.held.clear()
+            return
+        held, self.held = self.held, []
+        for conn, message in held:
+            conn.send(message)
 
     def create_room(self, body: Any) -> Room:
         if not isinstance(body, dict):
@@ -70,7 +96,7 @@ class Hub:
         while code in self.rooms or self.store.room_id(code) is not None:
             code = new_code()
         room_id = self.store.create_room(code, rules.to_json(), table.to_json())
-        room = Room(self.store, room_id, code, rules, table)
+        room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
         room.on_match_end = self.on_match_end
         self.rooms[code] = room
         if table.players == 0:
@@ -88,6 +114,8 @@ class Hub:
                     row.code,
                     Settings.from_json(row.rules),
                     TableSettings.from_json(row.table_settings),
+                    self.post,
+                    self.schedule_flush,
                 )
                 room.on_match_end = self.on_match_end
                 from laizi.server.room import Seat
@@ -229,12 +257,18 @@ def create_app(db_url: str) -> Starlette:
             outbox.put_nowait(encode(message))
 
         async def writer() -> None:
+            # Whatever is waiting goes in one frame: a message, or an array of messages in order.
             while True:
-                text = await outbox.get()
-                if text is None:
+                texts = [await outbox.get()]
+                while not outbox.empty():
+                    texts.append(outbox.get_nowait())
+                if None in texts:
                     await ws.close(code=1008)
                     return
-                await ws.send_text(text)
+                if len(texts) == 1:
+                    await ws.send_text(texts[0])  # type: ignore[arg-type]
+                else:
+                    await ws.send_text("[" + ",".join(texts) + "]")  # type: ignore[arg-type]
 
         conn = Conn(send)
         accounts = hub().accounts

@@ -104,8 +104,14 @@ class Room:
         code: str,
         rules: Settings,
         table: TableSettings,
+        post: Callable[[Conn, dict[str, Any]], None] | None = None,
+        staged: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
+        self.post: Callable[[Conn, dict[str, Any]], None] = post or (lambda c, m: c.send(m))
+        """How a message leaves: the hub holds it until the database has what it tells."""
+        self.staged: Callable[[], None] = staged or store.commit
+        """Called after an action's events are staged: the hub commits them soon."""
         self.id = room_id
         self.code = code
         self.rules = rules
@@ -185,7 +191,7 @@ class Room:
             return
         message = {"type": "room", "room": self.info()}
         for conn, _ in self._conns():
-            conn.send(message)
+            self.post(conn, message)
 
     # -- joining and leaving -----------------------------------------------------------------------
     def join(self, conn: Conn, msg: Join) -> None:
@@ -194,7 +200,7 @@ class Room:
         if msg.spectate:
             self.spectators.add(conn)
             conn.room, conn.seat, conn.spectator = self, None, True
-            conn.send({"type": "joined", "room": self.code, "seat": None, "token": None})
+            self.post(conn, {"type": "joined", "room": self.code, "seat": None, "token": None})
             self._catch_up(conn, msg.last_seq)
             self._broadcast_info()
             return
@@ -241,7 +247,7 @@ class Room:
         if s.grace is not None:
             s.grace.cancel()
             s.grace = None
-        conn.send({"type": "joined", "room": self.code, "seat": seat, "token": s.token})
+        self.post(conn, {"type": "joined", "room": self.code, "seat": seat, "token": s.token})
 
     def _catch_up(self, conn: Conn, last_seq: int | None) -> None:
         """The missed events (or a snapshot), then the room and any pending prompt."""
@@ -250,17 +256,18 @@ class Room:
         start = self.hand_starts[viewer]
         if last_seq is not None and start <= last_seq <= len(stream):
             for i in range(last_seq, len(stream)):
-                conn.send({"type": "event", "seq": i + 1, "event": stream[i]})
+                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i]})
         else:
-            conn.send(
+            self.post(
+                conn,
                 {
                     "type": "snapshot",
                     "seq": len(stream),
                     "room": self.info(),
                     "view": None if self.state is None else view(self.state, viewer),
-                }
+                },
             )
-        conn.send({"type": "room", "room": self.info()})
+        self.post(conn, {"type": "room", "room": self.info()})
         if viewer is not None and viewer in self.prompts:
             self._send_prompt(self.prompts[viewer])
 
@@ -298,7 +305,7 @@ class Room:
         if conn in self.spectators or seat is not None:
             self.disconnect(conn)
         conn.room, conn.seat, conn.spectator = None, None, False
-        conn.send({"type": "left", "room": self.code})
+        self.post(conn, {"type": "left", "room": self.code})
 
     def _escape(self, seat: int) -> None:
         self.seats[seat].leaving = True
@@ -351,7 +358,7 @@ class Room:
                 message = {"type": "event", "seq": len(stream), "event": shown}
                 for conn, seat in conns:
                     if seat == v:
-                        conn.send(message)
+                        self.post(conn, message)
 
     def act(self, conn: Conn, msg: Act) -> None:
         seat = conn.seat
@@ -401,7 +408,7 @@ class Room:
             s.auto_shown = on
             self._broadcast_info()
         for conn in s.conns:
-            conn.send({"type": "auto", "on": on})
+            self.post(conn, {"type": "auto", "on": on})
 
     def _play(self, seat: int, action: Action) -> None:
         """Apply an action: check it, write its events to the database, then tell everyone."""
@@ -424,6 +431,7 @@ class Room:
                 status = (self.id, "over")
         if self.live and self.hand_id is not None:
             self.store.append(self.hand_id, len(self.hand_events), events, finished, status)
+            self.staged()
         self._emit(events)
         self._after()
 
@@ -524,7 +532,7 @@ class Room:
             "elapsed": round(self.loop.time() - prompt.started, 3),
         }
         for conn in s.conns:
-            conn.send(message)
+            self.post(conn, message)
 
     def _auto_move(self, seat: int, pid: int) -> None:
         prompt = self.prompts.get(seat)
