@@ -253,3 +253,22 @@ def test_a_match_books_points_ratings_history_and_survives_a_lost_booking(
         assert again["matches"] == 1 and again["points"] == max(0, total)
     finally:
         srv.stop()
+
+
+def _joined_name(client: Any, code: str, origin: str) -> str:
+    with client.websocket_connect("/ws", headers={"origin": origin}) as ws:
+        ws.send_json({"type": "join", "room": code, "name": "Eve"})
+        while True:
+            frame = ws.receive_json()
+            messages = frame if isinstance(frame, list) else [frame]
+            if any(m["type"] == "joined" for m in messages):
+                break
+        info = client.get(f"/api/rooms/{code}").json()
+        return next(s["name"] for s in info["seats"] if s["kind"] == "human")
+
+
+def test_a_cross_site_websocket_plays_as_a_guest(client: Any) -> None:
+    register(client, "Ann")
+    code = client.post("/api/rooms", json={"table": {"players": 3}}).json()["code"]
+    assert _joined_name(client, code, "http://testserver") == "Ann"
+    assert _joined_name(client, code, "https://evil.example") == "Eve"

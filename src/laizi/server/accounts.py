@@ -36,6 +36,7 @@ from sqlalchemy import (
     Engine,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -90,6 +91,7 @@ sessions = Table(
     Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
     Column("created", Float, nullable=False),
     Column("expires", Float, nullable=False),
+    Index("sessions_account", "account_id"),
 )
 
 

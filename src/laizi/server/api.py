@@ -13,6 +13,7 @@ import json
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import msgspec
 from starlette.requests import HTTPConnection, Request
@@ -80,7 +81,14 @@ def after_join(room: Room, conn: Conn, message: Join) -> None:
 
 
 def current_account(accounts: Accounts, connection: HTTPConnection) -> Account | None:
-    """The account of the request's (or WebSocket handshake's) session cookie, if any."""
+    """The account of the request's (or WebSocket handshake's) session cookie, if any.
+
+    A WebSocket opened by a page of another site (its ``Origin`` is not this host) plays as a
+    guest even if the browser sent the cookie: no other site can play under an account."""
+    if connection.scope["type"] == "websocket":
+        origin = connection.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != connection.headers.get("host"):
+            return None
     return accounts.session(connection.cookies.get(COOKIE))
 
 

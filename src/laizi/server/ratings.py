@@ -36,6 +36,7 @@ from sqlalchemy import (
     Engine,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -89,6 +90,7 @@ standings = Table(
     Column("ordinal", Float, nullable=False),
     Column("matches", Integer, nullable=False),
     Column("updated", Float, nullable=False),
+    Index("standings_board", "game", "points_sort"),
 )
 
 match_results = Table(
@@ -108,6 +110,7 @@ match_results = Table(
     Column("sigma_after", Float, nullable=True),
     Column("hands", Integer, nullable=False),
     Column("finished", Float, nullable=False),
+    Index("match_results_account", "account_id", "finished"),
 )
 
 
