@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import html
 import json
 import logging
@@ -183,6 +184,9 @@ def create_app(db_url: str) -> Starlette:
         hub = Hub(store)
         state["hub"] = hub
         recovered = hub.recover()
+        # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
+        gc.collect()
+        gc.freeze()
         log.info("laizi server ready (%d room(s) recovered)", recovered)
         yield
         store.close()
