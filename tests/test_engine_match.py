@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
-from laizi.engine import Action, Match, apply, legal_actions, make_ruleset, parse_record, verify
+from laizi.engine import (
+    Action,
+    Match,
+    apply,
+    legal_actions,
+    make_ruleset,
+    new_hand,
+    parse_record,
+    play_out,
+    verify,
+)
 from laizi.engine.record import to_jsonl
 
 
@@ -58,13 +69,33 @@ def test_a_match_record_verifies_and_its_running_totals_must_carry_on():
     verdict = verify(events)
     assert not verdict.ok
     assert verdict.index == starts[3]
+    assert "totals" in verdict.message
 
 
-def test_an_escape_ends_the_match_zero_sum():
-    match = Match(make_ruleset("wuhan-facai-kaikou"), dealer=1)
-    state, _ = match.deal(bytes(32))
-    apply(state, legal_actions(state, 1)[0])
-    apply(state, Action(3, "abandon"))
-    match.finish()
-    assert match.over and match.escaped == 3
-    assert match.totals[3] == -400 and sum(match.totals) == 0
+def test_a_match_record_with_the_wrong_next_dealer_is_rejected():
+    _, record, _ = play_match(6, 11)
+    events = parse_record(to_jsonl(record))
+    starts = [i for i, e in enumerate(events) if e["type"] == "start"]
+    # Re-deal hand 4 from the same seed and totals but another dealer, and play it honestly:
+    # the hand replays, the dealer rule (A9) does not hold.
+    start = events[starts[4]]
+    seed = bytes.fromhex(events[starts[5] - 1]["seed"])
+    wrong = (start["dealer"] + 1) % 4
+    state, hand = new_hand(make_ruleset(start["rules"]), wrong, seed=seed, hand_number=4,
+                           scores=tuple(Fraction(str(x)) for x in start["scores"]))
+    hand += play_out(state, random.Random(1).choice)
+    events = events[: starts[4]] + parse_record(to_jsonl(hand)) + events[starts[5] :]
+    verdict = verify(events)
+    assert not verdict.ok and verdict.index == starts[4]
+    assert "dealer" in verdict.message
+
+
+def test_nothing_may_follow_an_escape():
+    match = Match(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0)
+    state, first = match.deal(bytes(32))
+    first += apply(state, Action(1, "abandon"))
+    state, second = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), 0, seed=bytes(range(32)),
+                             hand_number=1, scores=tuple(state.result["payments"]))
+    second += play_out(state, random.Random(2).choice)
+    verdict = verify(parse_record(to_jsonl(first + second)))
+    assert not verdict.ok and "escape" in verdict.message

@@ -28,6 +28,8 @@ def new_hand(
     """
     if (seed is None) == (wall is None):
         raise ValueError("give exactly one of seed or wall")
+    if not 0 <= dealer <= 3:
+        raise ValueError(f"dealer must be a seat 0–3, not {dealer}")
     if seed is not None:
         wall = wall_from_seed(seed)
     assert wall is not None

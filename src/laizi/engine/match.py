@@ -41,8 +41,10 @@ class Match:
         :meth:`finish`."""
         if self.over:
             raise ValueError("the match is over")
-        if self.current is not None and not self.current.over:
-            raise ValueError("the current hand is still being played")
+        if self.current is not None:
+            if not self.current.over:
+                raise ValueError("the current hand is still being played")
+            raise ValueError("book the finished hand with finish() first")
         state, events = new_hand(
             self.ruleset,
             self.dealer,

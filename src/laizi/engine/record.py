@@ -215,7 +215,8 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
     """Check a record of one or more hands (a match: each hand begins with ``start``).
 
     Each hand: the commitment against the revealed seed, the wall re-derived from it, every
-    event replayed to the same result.  Across hands: the running totals carried on.
+    event replayed to the same result.  Across hands: the running totals carry on, the hands are
+    numbered in order, the dealer follows the ruleset's dealer rule, nothing follows an escape.
     """
     if not events:
         return Verdict(False, 0, "event 0: the record is empty", 0)
@@ -224,6 +225,7 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
         return Verdict(False, 0, "event 0: a record starts with a start event", 0)
     bounds = [*starts, len(events)]
     totals = None
+    previous: HandState | None = None
     summary = []
     for hand_index, (lo, hi) in enumerate(itertools.pairwise(bounds)):
         try:
@@ -235,10 +237,11 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
             # A field of an unexpected type somewhere in the hand: the record does not check out.
             return Verdict(False, hand_index, f"event {lo}: unreadable hand: {error}", lo)
-        if totals is not None and [number(x) for x in state.scores] != [
-            number(x) for x in totals
-        ]:
-            return Verdict(False, hand_index, f"event {lo}: running totals do not carry on", lo)
+        if previous is not None:
+            problem = _does_not_follow(previous, state, totals)
+            if problem:
+                return Verdict(False, hand_index, f"event {lo}: {problem}", lo)
+        previous = state
         assert state.result is not None
         payments = state.result["payments"]
         totals = tuple(a + b for a, b in zip(state.scores, payments, strict=True))
@@ -248,3 +251,19 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
             + ("" if winner is None else f" by seat {winner}")
         )
     return Verdict(True, len(starts), "; ".join(summary))
+
+
+def _does_not_follow(previous: HandState, state: HandState, totals: Any) -> str | None:
+    """Why ``state`` can't be the hand after ``previous`` in one match, or None."""
+    result = previous.result
+    assert result is not None
+    if result["reason"] == "abandon":
+        return "a hand after an escape: the match ended there"
+    if [number(x) for x in state.scores] != [number(x) for x in totals]:
+        return "running totals do not carry on"
+    if state.hand_number != previous.hand_number + 1:
+        return f"hand {state.hand_number} follows hand {previous.hand_number}"
+    dealer = previous.ruleset.next_dealer(previous.dealer, result["winner"])
+    if state.dealer != dealer:
+        return f"the dealer should be seat {dealer} (RULES A9), not seat {state.dealer}"
+    return None
