@@ -182,15 +182,22 @@ class TerminalTable:
         lang = self.lang
         c = self.console
         c.rule(pick(lang, f"第 {seen['hand'] + 1} 局", f"Hand {seen['hand'] + 1}"))
-        specials = pick(lang, "翻牌", "indicator") + f" {seen['indicator']}  " + pick(
-            lang, "癞子", "laizi") + f" {seen['laizi']}*  " + pick(lang, "必杠", "must-gang") + " " + (
-            " ".join(f"{t}!" for t in seen["must_gang"])) + "  " + pick(
-            lang, "牌墙", "wall") + f" {seen['tiles_left']}"
+        parts = []
+        if seen.get("indicator"):
+            parts.append(pick(lang, "翻牌", "indicator") + f" {seen['indicator']}")
+            parts.append(pick(lang, "癞子", "laizi") + f" {seen['laizi']}*")
+            gang = " ".join(f"{t}!" for t in seen["must_gang"])
+            parts.append(pick(lang, "必杠", "must-gang") + f" {gang}")
+        parts.append(pick(lang, "牌墙", "wall") + f" {seen['tiles_left']}")
+        specials = "  ".join(parts)
         c.print(f"{self.settings.preset} · {specials}")
         table = Table(show_lines=False)
-        for header in (pick(lang, "座位", "seat"), pick(lang, "倍数", "mult."),
-                       pick(lang, "副露 / 亮牌", "melds / laid out"), pick(lang, "弃牌", "discards"),
-                       pick(lang, "手牌", "hand"), pick(lang, "总分", "score")):
+        headers = (
+            pick(lang, "座位", "seat"), pick(lang, "倍数", "mult."),
+            pick(lang, "副露 / 亮牌", "melds / laid out"), pick(lang, "弃牌", "discards"),
+            pick(lang, "手牌", "hand"), pick(lang, "总分", "score"),
+        )
+        for header in headers:
             table.add_column(header)
         for player in seen["players"]:
             s = player["seat"]

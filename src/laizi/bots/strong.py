@@ -72,9 +72,7 @@ class StrongBot(GreedyBot):
 
     # --- wins -------------------------------------------------------------------------------
     def take_win(self, table: SeatTable, win: Action) -> bool:
-        if table.phase == "claim" and self.strategy.pass_small_win(table):
-            return False
-        return True
+        return not (table.phase == "claim" and self.strategy.pass_small_win(table))
 
     def lay_out_wild(self, table: SeatTable, shanten_now: int) -> bool:
         # With a big hand in view the minimum is no concern and the laizi is worth keeping.
@@ -117,8 +115,8 @@ class StrongBot(GreedyBot):
             if after <= now and action.type in (PUNG, KONG, CHOW):
                 return True
         cost = self.strategy.opening_cost(table)
-        if cost and action.type != KONG and after >= now:
-            return False
+        if cost and action.type != KONG and (after >= now or after > 1):
+            return False  # an opening that costs is made only to get ready
         if cost and action.type == CHOW and tile is not None and tile in TERMINALS_AND_HONORS:
             return after < now
         return super().claim_ok(table, action, now, after)

@@ -140,7 +140,8 @@ def simulate(
     ))
     console.print(pick(
         language,
-        f"流局 {report['drawn']}（{report['drawn_rate']:.1%}）；速度 {report['hands_per_s']:.1f} 局/秒",
+        f"流局 {report['drawn']}（{report['drawn_rate']:.1%}）；"
+        f"速度 {report['hands_per_s']:.1f} 局/秒",
         f"drawn hands {report['drawn']} ({report['drawn_rate']:.1%}); "
         f"{report['hands_per_s']:.1f} hands/s",
     ))
