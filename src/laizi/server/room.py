@@ -58,8 +58,14 @@ def new_code(length: int = 6) -> str:
 class Conn:
     """One client connection: what it is (a seat, a spectator, nothing yet) and its outbox."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], None],
+        send_many: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> None:
         self.send = send
+        self.send_many = send_many or (lambda messages: [send(m) for m in messages] and None)
+        """Several messages at once (one frame)."""
         self.room: Room | None = None
         self.seat: int | None = None
         self.spectator = False
