@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import html
 import json
 import logging
@@ -78,8 +79,11 @@ class Hub:
             self.held.clear()
             return
         held, self.held = self.held, []
+        by_conn: dict[Conn, list[dict[str, Any]]] = {}
         for conn, message in held:
-            conn.send(message)
+            by_conn.setdefault(conn, []).append(message)
+        for conn, messages in by_conn.items():
+            conn.send_many(messages)
 
     def create_room(self, body: Any) -> Room:
         if not isinstance(body, dict):
@@ -193,6 +197,9 @@ def create_app(db_url: str) -> Starlette:
         attach(hub)
         state["hub"] = hub
         recovered = hub.recover()
+        # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
+        gc.collect()
+        gc.freeze()
         log.info("laizi server ready (%d room(s) recovered)", recovered)
         yield
         store.close()
@@ -256,6 +263,14 @@ def create_app(db_url: str) -> Starlette:
                 return
             outbox.put_nowait(encode(message))
 
+        def send_many(messages: list[dict[str, Any]]) -> None:
+            if len(messages) == 1:
+                send(messages[0])
+            elif outbox.qsize() > OUTBOX_LIMIT:
+                outbox.put_nowait(None)
+            else:
+                outbox.put_nowait("[" + ",".join(encode(m) for m in messages) + "]")
+
         async def writer() -> None:
             # Whatever is waiting goes in one frame: a message, or an array of messages in order.
             while True:
@@ -268,9 +283,10 @@ def create_app(db_url: str) -> Starlette:
                 if len(texts) == 1:
                     await ws.send_text(texts[0])  # type: ignore[arg-type]
                 else:
-                    await ws.send_text("[" + ",".join(texts) + "]")  # type: ignore[arg-type]
+                    parts = [t[1:-1] if t.startswith("[") else t for t in texts]  # type: ignore[union-attr]
+                    await ws.send_text("[" + ",".join(parts) + "]")
 
-        conn = Conn(send)
+        conn = Conn(send, send_many)
         accounts = hub().accounts
         if accounts is not None:
             conn.account = current_account(accounts, ws)

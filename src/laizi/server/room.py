@@ -58,8 +58,14 @@ def new_code(length: int = 6) -> str:
 class Conn:
     """One client connection: what it is (a seat, a spectator, nothing yet) and its outbox."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], None],
+        send_many: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> None:
         self.send = send
+        self.send_many = send_many or (lambda messages: [send(m) for m in messages] and None)
+        """Several messages at once (one frame)."""
         self.room: Room | None = None
         self.seat: int | None = None
         self.spectator = False
@@ -126,6 +132,9 @@ class Room:
         self.hand_events: list[dict[str, Any]] = []
         self.streams: dict[int | None, list[dict[str, Any]]] = {v: [] for v in VIEWERS}
         self.hand_starts: dict[int | None, int] = {v: 0 for v in VIEWERS}
+        """Each viewer's sequence number before the current hand: only the current hand's
+        events are kept in memory (an older ``last_seq`` gets a snapshot)."""
+        self.seq: dict[int | None, int] = {v: 0 for v in VIEWERS}
         self.prompts: dict[int, Prompt] = {}
         self.timers: set[asyncio.TimerHandle] = set()
         self.live = True
@@ -254,15 +263,16 @@ class Room:
         viewer = conn.seat
         stream = self.streams[viewer]
         start = self.hand_starts[viewer]
-        if last_seq is not None and start <= last_seq <= len(stream):
-            for i in range(last_seq, len(stream)):
-                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i]})
+        now = self.seq[viewer]
+        if last_seq is not None and start <= last_seq <= now:
+            for i in range(last_seq, now):
+                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i - start]})
         else:
             self.post(
                 conn,
                 {
                     "type": "snapshot",
-                    "seq": len(stream),
+                    "seq": now,
                     "room": self.info(),
                     "view": None if self.state is None else view(self.state, viewer),
                 },
@@ -341,7 +351,8 @@ class Room:
         self.state = state
         self.hand_events = []
         for v in VIEWERS:
-            self.hand_starts[v] = len(self.streams[v])
+            self.hand_starts[v] = self.seq[v]
+            self.streams[v] = []
         self._emit(events)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
@@ -353,9 +364,9 @@ class Room:
                 shown = seat_event(event, v)
                 if shown is None:
                     continue
-                stream = self.streams[v]
-                stream.append(shown)
-                message = {"type": "event", "seq": len(stream), "event": shown}
+                self.streams[v].append(shown)
+                self.seq[v] += 1
+                message = {"type": "event", "seq": self.seq[v], "event": shown}
                 for conn, seat in conns:
                     if seat == v:
                         self.post(conn, message)
@@ -504,7 +515,7 @@ class Room:
                 continue
             s = self.seats[seat]
             legal = legal_actions(state, seat)
-            pid = sum(len(st) for st in self.streams.values()) * 4 + seat
+            pid = sum(self.seq.values()) * 4 + seat
             prompt = Prompt(pid, seat, legal, self.loop.time())
             self.prompts[seat] = prompt
             if s.kind == "bot" or s.auto:
@@ -526,7 +537,7 @@ class Room:
             "type": "prompt",
             "id": prompt.id,
             "phase": None if state is None else state.phase,
-            "legal": [{k: v for k, v in a.to_json().items() if k != "seat"} for a in prompt.legal],
+            "legal": [_action_json(a) for a in prompt.legal],
             "seconds": self.table.action_seconds,
             "bank": round(s.bank, 3),
             "elapsed": round(self.loop.time() - prompt.started, 3),
@@ -598,6 +609,13 @@ class Room:
             self._later(self.table.between_hands_ms, self._deal)
         else:
             self._refresh_prompts()
+
+
+def _action_json(action: Action) -> dict[str, Any]:
+    """An action as a prompt offers it: the engine's JSON without the seat."""
+    out = action.to_json()
+    del out["seat"]
+    return out
 
 
 def _canonical(events: list[dict[str, Any]]) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from sqlalchemy import (
     Boolean,
     Column,
@@ -119,8 +120,12 @@ class HandRow:
     events: list[dict[str, Any]]
 
 
+_encoder = msgspec.json.Encoder()
+
+
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON, Chinese kept readable (as the engine's records)."""
+    return _encoder.encode(obj).decode("utf-8")
 
 
 class Store:
