@@ -76,6 +76,7 @@ def test_names_are_unique_whatever_the_case(setup) -> None:
         ("x" * 33, "password1", "bad_name"),
         ("a<b", "password1", "bad_name"),
         ("two  spaces", "password1", "bad_name"),
+        ("\ufdfa" * 8, "password1", "bad_name"),  # 8 letters, 144 once normalised
         (None, "password1", "bad_name"),
         ("Ann", "short", "bad_password"),
         ("Ann", 12345678, "bad_password"),

@@ -255,9 +255,9 @@ def test_a_match_books_points_ratings_history_and_survives_a_lost_booking(
         srv.stop()
 
 
-def _joined_name(client: Any, code: str, origin: str) -> str:
+def _joined_name(client: Any, code: str, origin: str, name: str = "Eve") -> str:
     with client.websocket_connect("/ws", headers={"origin": origin}) as ws:
-        ws.send_json({"type": "join", "room": code, "name": "Eve"})
+        ws.send_json({"type": "join", "room": code, "name": name})
         while True:
             frame = ws.receive_json()
             messages = frame if isinstance(frame, list) else [frame]
@@ -272,3 +272,5 @@ def test_a_cross_site_websocket_plays_as_a_guest(client: Any) -> None:
     code = client.post("/api/rooms", json={"table": {"players": 3}}).json()["code"]
     assert _joined_name(client, code, "http://testserver") == "Ann"
     assert _joined_name(client, code, "https://evil.example") == "Eve"
+    # A guest may not pass for an account: the name is marked as a guest's.
+    assert _joined_name(client, code, "https://evil.example", "ANN") == "ANN (游客)"

@@ -46,6 +46,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.exc import IntegrityError
 
 from laizi.server.store import metadata
 
@@ -79,7 +80,7 @@ accounts = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(32), nullable=False),
-    Column("name_key", String(32), nullable=False, unique=True),
+    Column("name_key", String(128), nullable=False, unique=True),
     Column("password_hash", String(256), nullable=False),
     Column("created", Float, nullable=False),
 )
@@ -133,6 +134,8 @@ def check_name(name: Any) -> str:
             raise AccountError("bad_name", message)
     if "  " in name:
         raise AccountError("bad_name", "a name has no double spaces")
+    if len(_name_key(name)) > 128:
+        raise AccountError("bad_name", message)
     return name
 
 
@@ -223,20 +226,22 @@ class Accounts:
         if wait is not None:
             raise _limited(wait)
         key = _name_key(name)
-        with self.engine.begin() as c:
+        with self.engine.connect() as c:
             taken = c.execute(select(accounts.c.id).where(accounts.c.name_key == key)).scalar()
-            if taken is not None:
-                raise AccountError("name_taken", f"the name {name!r} is taken", 409)
-            created = self.clock()
-            result = c.execute(
-                insert(accounts).values(
-                    name=name,
-                    name_key=key,
-                    password_hash=self.hasher.hash(password),
-                    created=created,
+        if taken is not None:
+            raise AccountError("name_taken", f"the name {name!r} is taken", 409)
+        created = self.clock()
+        password_hash = self.hasher.hash(password)
+        try:
+            with self.engine.begin() as c:
+                result = c.execute(
+                    insert(accounts).values(
+                        name=name, name_key=key, password_hash=password_hash, created=created
+                    )
                 )
-            )
-            account_id = int(result.inserted_primary_key[0])
+                account_id = int(result.inserted_primary_key[0])
+        except IntegrityError:  # taken between the check and the insert
+            raise AccountError("name_taken", f"the name {name!r} is taken", 409) from None
         return Account(account_id, name, created)
 
     def by_id(self, account_id: int) -> Account | None:

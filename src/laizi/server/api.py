@@ -66,12 +66,22 @@ def on_match_end(room: Room) -> None:
     )
 
 
-def before_join(conn: Conn, message: Join) -> Join:
-    """A logged-in player sits under the account's name (guests choose theirs)."""
+GUEST_MARK = " (游客)"
+"""Added to a guest's chosen name when an account has that name: nobody passes for another."""
+
+
+def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
+    """A logged-in player sits under the account's name; a guest chooses a name, marked as a
+    guest's when it is an account's."""
     account = conn.account
-    if account is None or message.spectate or message.token is not None:
+    if message.spectate or message.token is not None:
         return message
-    return msgspec.structs.replace(message, name=account.name)
+    if account is not None:
+        return msgspec.structs.replace(message, name=account.name)
+    name = message.name.strip()
+    if name and hub.accounts is not None and hub.accounts.by_name(name) is not None:
+        return msgspec.structs.replace(message, name=name[: 32 - len(GUEST_MARK)] + GUEST_MARK)
+    return message
 
 
 def after_join(room: Room, conn: Conn, message: Join) -> None:

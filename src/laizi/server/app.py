@@ -152,7 +152,7 @@ class Hub:
                 room = self.rooms.get(message.room.upper())
                 if room is None:
                     raise ProtocolError("no_room", f"no room has the code {message.room!r}")
-                message = before_join(conn, message)
+                message = before_join(self, conn, message)
                 room.join(conn, message)
                 after_join(room, conn, message)
             else:

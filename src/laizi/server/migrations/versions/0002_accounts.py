@@ -20,7 +20,7 @@ def upgrade() -> None:
         "accounts",
         sa.Column("id", sa.Integer, primary_key=True),
         sa.Column("name", sa.String(32), nullable=False),
-        sa.Column("name_key", sa.String(32), nullable=False, unique=True),
+        sa.Column("name_key", sa.String(128), nullable=False, unique=True),
         sa.Column("password_hash", sa.String(256), nullable=False),
         sa.Column("created", sa.Float, nullable=False),
     )
