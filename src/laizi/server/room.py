@@ -211,7 +211,12 @@ class Room:
             return
         if msg.token is not None:
             seat = next(
-                (i for i, s in enumerate(self.seats) if s.token and s.token == msg.token), None
+                (
+                    i
+                    for i, s in enumerate(self.seats)
+                    if s.token and secrets.compare_digest(s.token, msg.token)
+                ),
+                None,
             )
             if seat is None:
                 raise ProtocolError("bad_token", "no seat of this room has that token")
