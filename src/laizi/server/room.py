@@ -329,9 +329,12 @@ class Room:
             if s.kind == "empty":
                 self.seats[i] = Seat(kind="bot", name=f"bot {i}", bank=self.table.bank_seconds)
                 self.store.set_seat(self.id, i, "bot", f"bot {i}", None)
-        for s in self.seats:
+        for i, s in enumerate(self.seats):
             if s.kind == "bot":
                 s.bot = bot_player(self.table.bot_level, self.rules)
+            elif not s.conns and s.grace is None and self.live:
+                # Seated before a restart and not back yet: the grace period runs from now.
+                s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, i)
         self.status = "playing"
         self.store.set_status(self.id, "playing")
         self._broadcast_info()
@@ -428,7 +431,9 @@ class Room:
         if state is None or state.over:
             return
         try:
-            events = apply(state, action)
+            # An action from a prompt was checked against the prompt's legal actions already.
+            prompt = self.prompts.get(seat)
+            events = apply(state, action, check=prompt is None or action not in prompt.legal)
         except IllegalAction as error:  # checked against the prompt before; never for a client
             log.error("room %s: illegal %s: %s", self.code, action.notation(), error)
             return
