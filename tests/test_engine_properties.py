@@ -203,8 +203,12 @@ def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.binary(min_size=32, max_size=32), preset=st.sampled_from(PRESET_NAMES),
-       choices=st.integers(min_value=0, max_value=2**32), split=st.integers(0, 120))
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    preset=st.sampled_from(PRESET_NAMES),
+    choices=st.integers(min_value=0, max_value=2**32),
+    split=st.integers(0, 120),
+)
 def test_a_copy_plays_on_independently_and_identically(seed, preset, choices, split):
     """``HandState.copy()`` (for bots that search): the copy and the original, given the same
     decisions, produce the same events, and playing one never touches the other."""

@@ -71,6 +71,30 @@ class Conn:
         self.spectator = False
 
 
+class Timer:
+    """One cancellable timer of a room (a prompt's clock, a grace period, the next deal)."""
+
+    __slots__ = ("args", "fn", "handle", "room")
+
+    def __init__(self, room: Room, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+        self.room = room
+        self.fn = fn
+        self.args = args
+        self.handle: asyncio.Handle | None = None
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+        self.room.timers.discard(self)
+
+    def fire(self) -> None:
+        self.room.timers.discard(self)
+        try:
+            self.fn(*self.args)
+        except Exception:  # a bug must not take the server down: log it, keep serving
+            log.exception("room %s: timer failed", self.room.code)
+
+
 @dataclass
 class Seat:
     kind: str = "empty"  # "human", "bot" or "empty"
@@ -84,7 +108,7 @@ class Seat:
     """What the others were told of ``auto``: a timeout in a claim window is only shown at the
     seat's next turn (showing it at once would tell that the seat could claim)."""
     bank: float = 0.0
-    grace: asyncio.TimerHandle | None = None
+    grace: Timer | None = None
     leaving: bool = False
     """The player left (or the grace period ran out): the seat escapes at the first chance."""
 
@@ -95,7 +119,7 @@ class Prompt:
     seat: int
     legal: list[Action]
     started: float
-    handle: asyncio.TimerHandle | None = None
+    handle: Timer | None = None
 
 
 class Room:
@@ -134,7 +158,7 @@ class Room:
         events are kept in memory (an older ``last_seq`` gets a snapshot)."""
         self.seq: dict[int | None, int] = {v: 0 for v in VIEWERS}
         self.prompts: dict[int, Prompt] = {}
-        self.timers: set[asyncio.TimerHandle] = set()
+        self.timers: set[Timer] = set()
         self.live = True
         """False while being rebuilt from the database: nothing is sent, nothing scheduled."""
 
@@ -143,17 +167,11 @@ class Room:
     def loop(self) -> asyncio.AbstractEventLoop:
         return asyncio.get_running_loop()
 
-    def _later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> asyncio.TimerHandle:
-        handle = self.loop.call_later(delay_ms / 1000, self._fire, fn, args)
-        self.timers.add(handle)
-        return handle
-
-    def _fire(self, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
-        self.timers = {t for t in self.timers if not t.cancelled() and t.when() > self.loop.time()}
-        try:
-            fn(*args)
-        except Exception:  # a bug must not take the server down: log it, keep serving
-            log.exception("room %s: timer failed", self.code)
+    def _later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> Timer:
+        timer = Timer(self, fn, args)
+        timer.handle = self.loop.call_later(delay_ms / 1000, timer.fire)
+        self.timers.add(timer)
+        return timer
 
     def info(self) -> dict[str, Any]:
         """The public state of the room (no hidden information)."""
@@ -491,9 +509,8 @@ class Room:
                 }
             ]
         )
-        for timer in self.timers:
+        for timer in list(self.timers):
             timer.cancel()
-        self.timers.clear()
         for s in self.seats:
             if s.grace is not None:
                 s.grace.cancel()
