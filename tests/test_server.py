@@ -383,6 +383,13 @@ def test_malformed_and_oversized_messages_get_an_error_and_the_connection_stays(
             assert (await c.recv())["type"] == "pong"
         await c.ws.send(b"\x00\xff binary")
         assert (await c.recv())["code"] == "bad_json"
+        # Beyond 64 KiB the WebSocket layer itself refuses the frame and closes (1009).
+        huge = await Client.connect(server.ws)
+        await huge.send("z" * 100_000)
+        await asyncio.wait_for(huge.task, 10)
+        assert huge.ws.close_code == 1009
+        await c.send({"type": "ping"})
+        assert (await c.recv())["type"] == "pong"
 
     run(main())
 
