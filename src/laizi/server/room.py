@@ -154,8 +154,10 @@ class Room:
         self.hand_events: list[dict[str, Any]] = []
         self.streams: dict[int | None, list[dict[str, Any]]] = {v: [] for v in VIEWERS}
         self.hand_starts: dict[int | None, int] = {v: 0 for v in VIEWERS}
-        """Each viewer's sequence number before the current hand: only the current hand's
-        events are kept in memory (an older ``last_seq`` gets a snapshot)."""
+        """Each viewer's sequence number before the current hand."""
+        self.base: dict[int | None, int] = {v: 0 for v in VIEWERS}
+        """Each viewer's sequence number before the first event kept in memory: the current
+        and the previous hand are kept (an older ``last_seq`` gets a snapshot)."""
         self.seq: dict[int | None, int] = {v: 0 for v in VIEWERS}
         self.prompts: dict[int, Prompt] = {}
         self.timers: set[Timer] = set()
@@ -281,11 +283,11 @@ class Room:
         """The missed events (or a snapshot), then the room and any pending prompt."""
         viewer = conn.seat
         stream = self.streams[viewer]
-        start = self.hand_starts[viewer]
+        base = self.base[viewer]
         now = self.seq[viewer]
-        if last_seq is not None and start <= last_seq <= now:
+        if last_seq is not None and base <= last_seq <= now:
             for i in range(last_seq, now):
-                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i - start]})
+                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i - base]})
         else:
             self.post(
                 conn,
@@ -373,8 +375,10 @@ class Room:
         self.state = state
         self.hand_events = []
         for v in VIEWERS:
+            previous = self.hand_starts[v]
+            self.streams[v] = self.streams[v][previous - self.base[v] :]
+            self.base[v] = previous
             self.hand_starts[v] = self.seq[v]
-            self.streams[v] = []
         self._emit(events)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
