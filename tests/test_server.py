@@ -565,3 +565,22 @@ def test_every_game_the_engine_knows_plays_and_verifies_with_the_cli(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")
+
+
+@pytest.mark.parametrize("url", ["nosuch://x", "sqlite:////nonexistent/dir/laizi.sqlite3"])
+def test_serve_with_a_bad_database_url_is_a_clear_error(url: str) -> None:
+    import subprocess
+    import sys
+
+    from tests.server_helpers import SRC
+
+    done = subprocess.run(
+        [sys.executable, "-c", "from laizi.cli import main; main()", "serve", "--db", url],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"laizi: --db {url}: ")
+    assert "Traceback" not in done.stderr
