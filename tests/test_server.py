@@ -148,7 +148,7 @@ def test_full_match_with_people_and_bots(server: ServerProcess) -> None:
 
 def test_leak_over_many_random_hands(server: ServerProcess) -> None:
     """Four people playing random legal actions: every message to every seat is checked."""
-    rooms = [server.create_room(players=4, hands=4, **FAST) for _ in range(3)]
+    rooms = [server.create_room(players=4, hands=5, **FAST) for _ in range(5)]
 
     async def table(code: str, seed: int) -> list[Client]:
         clients = [await Client.connect(server.ws) for _ in range(4)]
@@ -174,8 +174,8 @@ def test_leak_over_many_random_hands(server: ServerProcess) -> None:
                 prompts_checked += check_prompts(record, client.messages, client.seat, offset)
                 offset += len(shown)
                 hands_checked += 1
-    assert hands_checked >= 40  # 3 tables × 4 seats × (up to) 4 hands
-    assert prompts_checked > 1000
+    assert hands_checked >= 80  # 5 tables × 4 seats × (up to) 5 hands
+    assert prompts_checked > 2000
 
 
 def test_spectator_sees_only_the_public_view(server: ServerProcess) -> None:
