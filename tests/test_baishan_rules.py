@@ -102,7 +102,9 @@ def test_declare_ready_on_the_single_waits(hand, wait):
     assert may_declare_ready(winning_tiles(counts(hand), ()))
 
 
-@pytest.mark.parametrize("hand", ["111m234p567p78s55z", "111m234p567p23s55z", "111m234p567p789s12z"])
+@pytest.mark.parametrize(
+    "hand", ["111m234p567p78s55z", "111m234p567p23s55z", "111m234p567p789s12z"]
+)
 def test_no_declaring_on_a_wider_or_no_wait(hand):
     assert not may_declare_ready(winning_tiles(counts(hand), ()))
 
