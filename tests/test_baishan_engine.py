@@ -6,8 +6,10 @@ what they draw unless a test says otherwise.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -315,3 +317,28 @@ def test_no_robbing_an_added_kong():
                           "payments": [6, -2, -2, -2]}
     assert events[-1]["type"] == "draw" and events[-1]["from"] == "back"
     assert state.phase == "turn" and state.turn == 0
+
+
+REPLAYS = Path(__file__).resolve().parent.parent / "examples" / "replay"
+
+
+@pytest.mark.parametrize(
+    ("name", "winner", "payments"),
+    [
+        ("baishan-declare-ready.json", 0, [80, -32, -16, -32]),
+        ("baishan-split-win.json", 2, [-32, -16, 64, -16]),
+        ("baishan-kong-drawn.json", None, [-4, 8, -2, -2]),
+        ("baishan-one-winner.json", 3, [-16, -16, -8, 40]),
+    ],
+)
+def test_replay_examples(name, winner, payments):
+    script = json.loads((REPLAYS / name).read_text(encoding="utf-8"))
+    end = run_script(script).events[-1]
+    assert (end["winner"], end["payments"]) == (winner, payments)
+
+
+def test_replay_example_of_an_illegal_declaration():
+    script = json.loads((REPLAYS / "baishan-illegal-declare-ready.json").read_text("utf-8"))
+    with pytest.raises(ScriptIllegal) as error:
+        run_script(script)
+    assert error.value.index == 0

@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -406,3 +407,22 @@ def test_cli_explains_in_chinese_and_english():
 def test_cli_bad_baishan_input_exits_1():
     done = run_cli("score", "-", "--json", stdin=json.dumps(table(win="rob_kong")))
     assert done.returncode == 1 and "win" in done.stderr and not done.stdout
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "score"
+
+
+@pytest.mark.parametrize(
+    ("name", "payments"),
+    [
+        ("baishan-discard.json", [-4, 10, -4, -2]),
+        ("baishan-kongs.json", [0, 8, -10, 2]),
+        ("baishan-baoting-zimo-qingyise.json", [192, -64, -64, -64]),
+        ("baishan-qidui.json", [-64, 192, -64, -64]),
+        ("baishan-shisanyao.json", [-128, 384, -128, -128]),
+        ("baishan-no-triplet.json", [0, 0, 0, 0]),
+    ],
+)
+def test_score_examples(name, payments):
+    data = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+    assert pays(settle(data)) == payments
