@@ -3,8 +3,9 @@
 Whole hands played with uniformly random legal actions, on one core, in this process: for each
 preset (the six Wuhan ones and ``baishan``), ``--hands`` hands, each dealt from its own 256-bit
 seed (the real SHA-256 shuffle) and played to its end (win, drawn hand) through
-``legal_actions`` and ``apply`` with every check on — the settlement included whenever a win is offered.  The random actions
-come from a seeded ``random.Random``, so the same ``--seed`` plays the same hands.
+``legal_actions`` and ``apply`` with every check on — the settlement included whenever a win
+is offered.  The random actions come from a seeded ``random.Random``, so the same ``--seed``
+plays the same hands.
 
 Keys printed as the last line with ``--json`` (INTERFACES.md):
 
