@@ -185,8 +185,9 @@ def may_declare_ready(waits: Sequence[int]) -> bool:
 def declarable_discards(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
     """For a 3n+2 hand on its turn: the discards after which the player may declare ready."""
     counts = list(concealed)
-    # Only a ready hand can declare: look at the cheap shape test before the full one.
-    if shapes.shanten(counts) > 0 and (melds or sum(counts) != 14 or not _near_special(counts)):
+    # Only a ready hand can declare: two cheap tests before the full one.
+    special = not melds and sum(counts) == 14 and _near_special(counts)
+    if not special and (_isolated(counts) > 2 or shapes.shanten(counts) > 0):
         return []
     found = []
     for tile in range(34):
@@ -196,6 +197,26 @@ def declarable_discards(concealed: Sequence[int], melds: Sequence[Meld]) -> list
         if may_declare_ready(winning_tiles(counts, melds)):
             found.append(tile)
         counts[tile] += 1
+    return found
+
+
+def _isolated(counts: Sequence[int]) -> int:
+    """Single tiles with no other tile of their suit within two ranks (honors: any single).
+
+    A ready hand's isolated tiles can only be its pair wait (单调), so a hand that holds three
+    after drawing can't be ready after one discard: removing a tile never joins two others."""
+    found = 0
+    for t in range(34):
+        if counts[t] != 1:
+            continue
+        if t >= 27:
+            found += 1
+            continue
+        low, rank = t - t % 9, t % 9
+        if not any(
+            counts[low + r] for r in range(max(0, rank - 2), min(8, rank + 2) + 1) if r != rank
+        ):
+            found += 1
     return found
 
 
