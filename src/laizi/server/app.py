@@ -157,7 +157,7 @@ class Hub:
                 elif isinstance(message, Leave):
                     room.leave(conn)
                 elif isinstance(message, Resync):
-                    room._catch_up(conn, message.last_seq)
+                    room.catch_up(conn, message.last_seq)
         except ProtocolError as error:
             conn.send({"type": "error", "code": error.code, "message": error.message})
 

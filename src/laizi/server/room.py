@@ -226,7 +226,7 @@ class Room:
             self.spectators.add(conn)
             conn.room, conn.seat, conn.spectator = self, None, True
             self.post(conn, {"type": "joined", "room": self.code, "seat": None, "token": None})
-            self._catch_up(conn, msg.last_seq)
+            self.catch_up(conn, msg.last_seq)
             self._broadcast_info()
             return
         if msg.token is not None:
@@ -241,7 +241,7 @@ class Room:
             if seat is None:
                 raise ProtocolError("bad_token", "no seat of this room has that token")
             self._attach(conn, seat)
-            self._catch_up(conn, msg.last_seq)
+            self.catch_up(conn, msg.last_seq)
             self._broadcast_info()
             return
         if self.status != "waiting":
@@ -265,7 +265,7 @@ class Room:
         self.seats[seat] = Seat(kind="human", name=name, token=token, bank=self.table.bank_seconds)
         self.store.set_seat(self.id, seat, "human", name, token)
         self._attach(conn, seat)
-        self._catch_up(conn, None)
+        self.catch_up(conn, None)
         self._broadcast_info()
         if sum(s.kind == "human" for s in self.seats) == self.table.players:
             self.start_match()
@@ -279,7 +279,7 @@ class Room:
             s.grace = None
         self.post(conn, {"type": "joined", "room": self.code, "seat": seat, "token": s.token})
 
-    def _catch_up(self, conn: Conn, last_seq: int | None) -> None:
+    def catch_up(self, conn: Conn, last_seq: int | None) -> None:
         """The missed events (or a snapshot), then the room and any pending prompt."""
         viewer = conn.seat
         stream = self.streams[viewer]
