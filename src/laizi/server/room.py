@@ -139,6 +139,8 @@ class Room:
         self.post: Callable[[Conn, dict[str, Any]], None] = post or (lambda c, m: c.send(m))
         """How a message leaves: the hub holds it until the database has what it tells."""
         self.staged: Callable[[], None] = staged or store.commit
+        self.on_over: Callable[[Room], None] | None = None
+        """Called once the match is over (the hub forgets the room a while later)."""
         """Called after an action's events are staged: the hub commits them soon."""
         self.id = room_id
         self.code = code
@@ -520,6 +522,8 @@ class Room:
                 s.grace.cancel()
                 s.grace = None
         self._broadcast_info()
+        if self.live and self.on_over is not None:
+            self.on_over(self)
 
     # -- prompts and timers ---------------------------------------------------------------------
     def _refresh_prompts(self) -> None:
