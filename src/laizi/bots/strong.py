@@ -81,8 +81,10 @@ class StrongBot(GreedyBot):
         # With a big hand in view the minimum is no concern and the laizi is worth keeping.
         if self.plans(table) and table.counts[table.laizi or 0] < 2:
             return False
-        if table.counts[table.laizi or 0] < 2 and shanten_now > self.laizi_late:
-            return False
+        if table.counts[table.laizi or 0] < 2 and (
+            shanten_now > self.laizi_late or self.strategy.small_win_capped(table)
+        ):
+            return False  # keep the wildcard: capped wins can't grow, losses still would
         return super().lay_out_wild(table, shanten_now)
 
     # --- discards ---------------------------------------------------------------------------
