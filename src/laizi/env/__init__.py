@@ -1,0 +1,23 @@
+"""Training environments on top of the engine (issue 10): exact rules, fixed-shape numpy.
+
+* :mod:`laizi.env.wuhan_v0` / :mod:`laizi.env.baishan_v0` — PettingZoo AEC environments.
+* :class:`laizi.env.single.LaiziGymEnv` — a Gymnasium single-agent env; the other three seats
+  are opponents (:mod:`laizi.env.opponents`).
+* :class:`laizi.env.batch.BatchEnv` — many tables stepped at once, numpy in and out.
+* :mod:`laizi.env.spaces` — the action space (177 indices) and the observation layout (21 × 34).
+
+``docs/env.md`` documents all of it.  Needs ``pip install 'laizi[env]'`` (numpy, gymnasium,
+pettingzoo).
+"""
+
+from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
+from laizi.env.table import EnvTable, IllegalActionIndex, action_index
+
+__all__ = [
+    "NUM_ACTIONS",
+    "OBS_SHAPE",
+    "EnvTable",
+    "IllegalActionIndex",
+    "action_index",
+    "describe_action",
+]
