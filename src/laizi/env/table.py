@@ -87,10 +87,9 @@ class EnvTable:
 
     __slots__ = (
         "_hidden_n",
-        "_kong_sig",
         "_legal_key",
         "_legal_map",
-        "_meld_len",
+        "_meld_sig",
         "_mult_cache",
         "_mult_log",
         "_mult_rules",
@@ -109,9 +108,8 @@ class EnvTable:
         self._views = np.zeros((4, *OBS_SHAPE), np.float32)
         self._seen_river = [0, 0, 0, 0]
         self._seen_laid = [0, 0, 0, 0]
-        self._meld_len = [0, 0, 0, 0]
         self._hidden_n = [0, 0, 0, 0]
-        self._kong_sig = 0
+        self._meld_sig = [(0, 0)] * 4
         self._mult_log = [0.0, 0.0, 0.0, 0.0]
         self._mult_rules: Any = None
         self._mult_cache: dict[Any, float] = {}
@@ -127,9 +125,8 @@ class EnvTable:
         views.fill(0)
         self._seen_river = [0, 0, 0, 0]
         self._seen_laid = [0, 0, 0, 0]
-        self._meld_len = [0, 0, 0, 0]
         self._hidden_n = [0, 0, 0, 0]
-        self._kong_sig = 0
+        self._meld_sig = [(0, 0)] * 4
         self._legal_key = None
         sp = state.specials
         if sp.indicator is not None:
@@ -199,57 +196,60 @@ class EnvTable:
                 f"legal: {allowed or 'nothing (not this seat’s decision)'}"
             )
         apply(state, action, check=False)
-        self._sync()
+        # Only the seat that acted (discard, lay-out, kong) and the seat now on turn (a claim
+        # winner, or an added kong completed after its rob window) can have changed.
+        self._sync(seat)
+        if state.turn != seat:
+            self._sync(state.turn)
 
     # --- observations -----------------------------------------------------------------------
-    def _sync(self) -> None:
-        """Bring the viewers' arrays up to date with the state (only what changed)."""
+    def _sync(self, seat: int) -> None:
+        """Bring the viewers' arrays up to date with ``seat``'s tiles on the table."""
         state = self.state
         assert state is not None
         views = self._views
-        kongs = state.kongs_made
-        kongs_changed = kongs != self._kong_sig
-        self._kong_sig = kongs
-        for seat, p in enumerate(state.players):
-            river = p.river
-            seen = self._seen_river[seat]
-            if len(river) != seen:
-                for t in river[seen:]:
-                    for viewer in range(4):
-                        views[viewer, 6 + (seat - viewer) % 4, t] += 1
-                self._seen_river[seat] = len(river)
-            laid_out = p.laid_out
-            seen = self._seen_laid[seat]
-            changed = False
-            if len(laid_out) != seen:
-                for t in laid_out[seen:]:
-                    for viewer in range(4):
-                        views[viewer, 10 + (seat - viewer) % 4, t] += 1
-                self._seen_laid[seat] = len(laid_out)
-                changed = True
-            melds = p.melds
-            if kongs_changed or len(melds) != self._meld_len[seat]:
-                self._meld_len[seat] = len(melds)
-                shown = np.zeros(34, np.float32)
-                hidden = np.zeros(34, np.float32)
-                n_hidden = 0
-                for meld in melds:
-                    if meld.kind == "concealed_kong":
-                        hidden[meld.tiles[0]] = 4
-                        n_hidden += 1
-                    else:
-                        for t in meld.tiles:
-                            shown[t] += 1
-                self._hidden_n[seat] = n_hidden
+        p = state.players[seat]
+        river = p.river
+        seen = self._seen_river[seat]
+        if len(river) != seen:
+            for t in river[seen:]:
                 for viewer in range(4):
-                    rel = (seat - viewer) % 4
-                    views[viewer, 2 + rel] = shown + hidden if rel == 0 else shown
-                changed = True
-            if changed:
-                if self._mult_rules is None:
-                    self._mult_log = self._all_multipliers()
+                    views[viewer, 6 + (seat - viewer) % 4, t] += 1
+            self._seen_river[seat] = len(river)
+        laid_out = p.laid_out
+        seen = self._seen_laid[seat]
+        changed = False
+        if len(laid_out) != seen:
+            for t in laid_out[seen:]:
+                for viewer in range(4):
+                    views[viewer, 10 + (seat - viewer) % 4, t] += 1
+            self._seen_laid[seat] = len(laid_out)
+            changed = True
+        melds = p.melds
+        sig = (len(melds), state.kongs_made)  # an added kong changes a meld in place
+        if sig != self._meld_sig[seat]:
+            self._meld_sig[seat] = sig
+            shown = np.zeros(34, np.float32)
+            hidden = np.zeros(34, np.float32)
+            n_hidden = 0
+            for meld in melds:
+                if meld.kind == "concealed_kong":
+                    hidden[meld.tiles[0]] = 4
+                    n_hidden += 1
                 else:
-                    self._mult_log[seat] = self._seat_multiplier(seat)
+                    for t in meld.tiles:
+                        shown[t] += 1
+            self._hidden_n[seat] = n_hidden
+            for viewer in range(4):
+                rel = (seat - viewer) % 4
+                views[viewer, 2 + rel] = shown + hidden if rel == 0 else shown
+            changed = True
+        if changed:
+            if self._mult_rules is None:
+                self._mult_log = self._all_multipliers()
+            else:
+                self._mult_log[seat] = self._seat_multiplier(seat)
+
 
     @staticmethod
     def _per_seat_multipliers(state: HandState) -> Any:
