@@ -26,12 +26,14 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from laizi.engine.registry import make_ruleset
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 
-__all__ = ["AGENTS", "LaiziAECEnv", "hand_seed", "observation_space"]
+__all__ = ["AGENTS", "LaiziAECEnv", "OrderEnforcing", "hand_seed", "observation_space"]
 
 AGENTS = ("player_0", "player_1", "player_2", "player_3")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -192,3 +194,27 @@ class LaiziAECEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         pass
+
+
+class OrderEnforcing(OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper with direct ``last`` and ``step``.
+
+    The same checks (nothing before ``reset``; a warning for a step after the end), without
+    going through the generic attribute forwarding for every field ``last()`` reads — that
+    forwarding alone cost a third of a step.
+    """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)  # type: ignore[no-any-return]
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
-from laizi.env.aec import LaiziAECEnv
+from laizi.env.aec import LaiziAECEnv, OrderEnforcing
 
 __all__ = ["env", "raw_env"]
 
@@ -28,4 +26,4 @@ def raw_env(rules: Any = "baishan", **kwargs: Any) -> LaiziAECEnv:
 
 def env(rules: Any = "baishan", **kwargs: Any) -> Any:
     """The environment as PettingZoo users expect it (wrapped to enforce the call order)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(rules, **kwargs))
+    return OrderEnforcing(raw_env(rules, **kwargs))

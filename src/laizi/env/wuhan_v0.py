@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
-from laizi.env.aec import LaiziAECEnv
+from laizi.env.aec import LaiziAECEnv, OrderEnforcing
 from laizi.rules import PRESETS
 
 __all__ = ["PRESETS", "env", "raw_env"]
@@ -36,4 +34,4 @@ def raw_env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> LaiziAECEn
 
 def env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> Any:
     """The environment as PettingZoo users expect it (wrapped to enforce the call order)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(preset, **kwargs))
+    return OrderEnforcing(raw_env(preset, **kwargs))
