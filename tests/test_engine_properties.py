@@ -151,3 +151,38 @@ def test_the_cheap_refusals_never_hide_a_win_scoring_would_allow():
             seat = state.to_act()[0]
             apply(state, choose(legal_actions(state, seat)))
     assert allowed_seen > 0
+
+
+def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
+    import pytest
+
+    from laizi.engine import IllegalAction
+    from laizi.engine.actions import ACTION_TYPES
+
+    rng = random.Random(11)
+    tried = 0
+    for index in range(60):
+        state, _ = new_hand(make_ruleset(PRESET_NAMES[index % 6]), index % 4,
+                            seed=rng.randbytes(32))
+        choose = greedy(rng)
+        while not state.over:
+            seat = state.to_act()[0]
+            legal = legal_actions(state, seat)
+            for _ in range(3):
+                kind = rng.choice([t for t in ACTION_TYPES if t != "abandon"])
+                tile = rng.randrange(34) if kind in ("discard", "lay_out", "concealed_kong",
+                                                     "added_kong", "declare_ready") else None
+                low = rng.randrange(27)
+                tiles = (low, low + 1, low + 2) if kind == "chow" else None
+                action = Action(rng.randrange(4), kind, tile, tiles)
+                if action in legal_actions(state, action.seat):
+                    continue
+                before = (state.events, state.phase, state.tiles_in_play(), view(state, None))
+                with pytest.raises(IllegalAction) as caught:
+                    apply(state, action)
+                assert caught.value.reason
+                assert (state.events, state.phase, state.tiles_in_play(), view(state, None)) \
+                    == before
+                tried += 1
+            apply(state, choose(legal))
+    assert tried > 1000

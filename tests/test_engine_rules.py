@@ -319,7 +319,8 @@ def test_a_held_must_gang_tile_blocks_the_win():
     actions = ["0 discard 9m", "1 pung", "1 discard 1z", "2 discard 5s", "1 win"]
     with pytest.raises(ScriptIllegal) as caught:
         run_script(script(blocked, actions, draws=["1m"]))
-    assert caught.value.index == 4
+    assert caught.value.index == 4  # no claim window even opened: seat 3 drew at once
+    assert caught.value.reason.startswith("seat 1 may not win on seat 2's 5s (holds_special)")
     # Nor by self-draw: seat 1 draws the 5s itself.
     state = state_when_script_ends(
         script(blocked, ["0 discard 9m", "1 pung", "1 discard 1z", "2 discard 1m",
@@ -350,7 +351,8 @@ def test_pass_win_locked_both_ways(locked):
         return
     with pytest.raises(ScriptIllegal) as caught:
         run_script(obj)
-    assert caught.value.index == 6
+    assert caught.value.index == 6  # not asked at all: seat 2 drew at once
+    assert caught.value.reason.startswith("seat 3 may not win on seat 1's 5s (pass_win_locked)")
 
 
 def test_the_lock_ends_with_the_seats_own_draw():
@@ -498,3 +500,15 @@ def test_an_exposed_kong_on_a_discard_can_not_be_robbed():
         {"type": "kong", "seat": 0, "tile": "6m", "from": 1},
         {"type": "draw", "seat": 0, "tile": "1p", "from": "back"},
     ]
+
+
+def test_a_win_below_the_room_minimum_is_not_offered():
+    # The same hand as above pays 8 per loser: under kaikou's default minimum of 16 (A10) it is
+    # no win at all — and the message names the settlement's reason (seat 3's chow keeps the
+    # window open, so seat 1's claim is judged there).
+    obj = script(TWO_WINNERS_HANDS, [*TWO_WINNERS_ACTIONS[:-2], "1 win"],
+                 draws=["5z", "6z", "5s"], min_points=16)
+    with pytest.raises(ScriptIllegal) as caught:
+        run_script(obj)
+    assert caught.value.index == 8
+    assert caught.value.reason == "seat 1 may not win on 5s (below_minimum)"

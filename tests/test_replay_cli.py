@@ -113,3 +113,20 @@ def test_bad_input_exits_1_naming_the_field(change, field):
 def test_unreadable_json_exits_1():
     result = run("replay", "-", stdin="{not json")
     assert result.returncode == 1 and "Traceback" not in result.stderr
+
+
+def test_messages_come_in_chinese_too():
+    env_run = subprocess.run(
+        [sys.executable, "-c", "from laizi.cli import main; main()", "replay",
+         str(EXAMPLES / "illegal_chow.json"), "--lang", "zh"],
+        capture_output=True, text=True, timeout=300,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT / "src")},
+    )
+    assert env_run.returncode == 3
+    assert "只能吃上家的牌" in env_run.stderr and "第 1 个动作" in env_run.stderr
+
+
+def test_deal_rejects_unknown_rules_and_bad_seeds():
+    assert run("deal", "--rules", "wuhan-nope").returncode == 1
+    result = run("deal", "--seed", "12")
+    assert result.returncode == 1 and "seed" in result.stderr

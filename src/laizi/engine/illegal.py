@@ -52,8 +52,17 @@ def _reason(state: HandState, action: Action) -> tuple[str, str]:
                 f"seat {seat} may chow only from the previous seat, not from seat "
                 f"{state.claim_from}",
             )
+        if state.phase in (CLAIM, ROB) and action.type == WIN and seat != state.claim_from:
+            why = state.ruleset.why_no_win(state, seat)
+            return (
+                f"座位 {seat} 不能和 {claim}（{why}）",
+                f"seat {seat} may not win on {claim} ({why})",
+            )
         if state.phase in (CLAIM, ROB):
             return f"座位 {seat} 对 {claim} 无牌可要", f"seat {seat} has no claim on {claim}"
+        late = _late_win(state, seat) if action.type == WIN else None
+        if late is not None:
+            return late
         return (
             f"现在轮到座位 {state.turn}，不是座位 {seat}",
             f"it is seat {state.turn}'s turn, not seat {seat}'s",
@@ -102,3 +111,32 @@ def _tile_reason(state: HandState, action: Action) -> tuple[str, str] | None:
     if action.type == ADDED_KONG:
         return f"座位 {seat} 没有 {name} 的碰", f"seat {seat} has no pung of {name}"
     return None
+
+
+def _late_win(state: HandState, seat: int) -> tuple[str, str] | None:
+    """A win claimed on the discard before the current draw: nobody asked ``seat`` because it
+    had no claim; say why, as of that discard."""
+    turn = state.turn
+    discarder = (turn - 1) % 4
+    river = state.players[discarder].river
+    if (
+        state.phase != TURN
+        or state.drawn is None
+        or state.after_kong
+        or seat in (turn, discarder)
+        or not river
+        or len(river) - 1 in state.players[discarder].claimed
+    ):
+        return None
+    tile = river[-1]
+    probe = state.copy()  # the table as it was when the discard was on it
+    probe.players[turn].counts[state.drawn] -= 1
+    probe.front -= 1
+    probe.phase, probe.claim_tile, probe.claim_from, probe.drawn = CLAIM, tile, discarder, None
+    why = state.ruleset.why_no_win(probe, seat)
+    name = TILE[tile]
+    return (
+        f"座位 {seat} 不能和座位 {discarder} 打的 {name}（{why}），座位 {turn} 已经摸牌",
+        f"seat {seat} may not win on seat {discarder}'s {name} ({why}); seat {turn} has drawn "
+        "since",
+    )

@@ -117,6 +117,7 @@ class HandState:
     after_kong: bool = False
     """The drawn tile is a replacement draw (杠上花 if it wins)."""
     kongs_made: int = 0
+    """Kongs so far, every tile laid out included (each took a replacement draw, A5)."""
     final_draws_left: int = 0
     claim_tile: int | None = None
     claim_from: int | None = None
