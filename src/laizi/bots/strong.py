@@ -1,0 +1,111 @@
+"""``strong``: greedy plus judgement.
+
+On top of :class:`~laizi.bots.greedy.GreedyBot`'s tile efficiency it weighs:
+
+* **what a win is worth** — it steers toward the big hands its tiles allow (the game's
+  :meth:`~laizi.bots.strategy.Strategy.plans`: Wuhan 清一色, 碰碰胡, 将一色 pay base 10 instead of
+  1), accepting one step of shanten for it, and claims only what fits the plan;
+* **what an opening costs** — in 口口翻 every opening doubles every loss, so it claims only
+  to get nearer a win, not merely to keep pace;
+* **how dangerous a discard is** — each opponent's threat (openings, progress, 报听; in Wuhan an
+  unopened seat can't win) times each tile's danger (its own discards are safe, fully visible
+  kinds are safe, middle tiles are worse than terminals and honors), weighted by how far it is
+  from winning itself;
+* **contracts** — it does not feed a 全求人 while not ready, nor give the third opening toward a
+  visible 清一色;
+* **passing a small win** on a discard when a big one is one tile away with a long wall left.
+"""
+
+from __future__ import annotations
+
+from laizi.bots.base import register
+from laizi.bots.greedy import GreedyBot
+from laizi.bots.strategy import TERMINALS_AND_HONORS, Plan
+from laizi.bots.table import SeatTable
+from laizi.engine.actions import CHOW, KONG, PUNG, Action
+
+__all__ = ["StrongBot"]
+
+DEFENSE = {0: 2.0, 1: 5.0}
+"""Weight of danger against useful tiles, by one's own shanten (further away: more careful)."""
+FAR_DEFENSE = 9.0
+PLAN_SHANTEN_WEIGHT = 25.0
+"""With a big hand in view, a step of shanten costs this much instead of 100."""
+
+
+def tile_danger(table: SeatTable, kind: int, discards: list[int]) -> float:
+    """How likely one opponent waits on ``kind`` (0–1), from its discards and what is visible."""
+    if kind in discards:
+        return 0.15
+    unseen = table.unseen[kind]
+    if unseen == 0:
+        return 0.1
+    if kind >= 27:
+        return 0.35 if unseen >= 2 else 0.2
+    rank = kind % 9
+    base = 0.6 if rank in (0, 8) else 0.8 if rank in (1, 7) else 1.0
+    return base * (0.6 + 0.1 * unseen)
+
+
+@register("strong")
+class StrongBot(GreedyBot):
+    """Greedy's efficiency plus value, danger and contracts (see the module's notes)."""
+
+    slack = 1
+
+    def act(self, view, legal):  # type: ignore[no-untyped-def]
+        self._plans: list[Plan] | None = None
+        return super().act(view, legal)
+
+    def plans(self, table: SeatTable) -> list[Plan]:
+        if self._plans is None:
+            self._plans = self.strategy.plans(table) if table.live > 12 else []
+        return self._plans
+
+    # --- wins -------------------------------------------------------------------------------
+    def take_win(self, table: SeatTable, win: Action) -> bool:
+        if table.phase == "claim" and self.strategy.pass_small_win(table):
+            return False
+        return True
+
+    def lay_out_wild(self, table: SeatTable, shanten_now: int) -> bool:
+        # With a big hand in view the minimum is no concern and the laizi is worth keeping.
+        if self.plans(table) and table.counts[table.laizi or 0] < 2:
+            return False
+        return super().lay_out_wild(table, shanten_now)
+
+    # --- discards ---------------------------------------------------------------------------
+    def discard_value(self, table: SeatTable, tile: int, shanten: int, wild: int | None) -> float:
+        plans = self.plans(table)
+        self.shanten_weight = PLAN_SHANTEN_WEIGHT if plans else 100.0
+        value = super().discard_value(table, tile, shanten, wild)
+        if plans and not plans[0].keeps(tile):
+            value += plans[0].weight * 4
+        own = max(0, shanten)
+        weight = DEFENSE.get(own, FAR_DEFENSE)
+        danger = sum(
+            self.strategy.threat(table, other) * tile_danger(table, tile, other.discards)
+            for other in table.opponents
+        )
+        value -= weight * danger
+        value -= 4.0 * self.strategy.liability(table, tile, shanten <= 0)
+        return value
+
+    # --- claims -----------------------------------------------------------------------------
+    def claim_ok(self, table: SeatTable, action: Action, now: int, after: int) -> bool:
+        tile = table.claim_tile
+        plans = self.plans(table)
+        if plans and tile is not None:
+            plan = plans[0]
+            if not plan.keeps(tile):
+                return False
+            if plan.name == "pengpenghu":
+                return action.type in (PUNG, KONG) and after <= now + 1
+            if after <= now and action.type in (PUNG, KONG, CHOW):
+                return True
+        cost = self.strategy.opening_cost(table)
+        if cost and action.type != KONG and after >= now:
+            return False
+        if cost and action.type == CHOW and tile is not None and tile in TERMINALS_AND_HONORS:
+            return after < now
+        return super().claim_ok(table, action, now, after)

@@ -1,0 +1,20 @@
+"""Self-play: the arena (A against three B's on duplicate walls) and free simulations.
+
+Deterministic by seed and independent of the number of worker processes; see ``docs/bots.md``.
+"""
+
+from laizi.sim.arena import arena
+from laizi.sim.hand import HandOutcome, derive_seed, play_hand, wall_seed
+from laizi.sim.simulate import simulate
+from laizi.sim.stats import SeatStats, mean_ci95
+
+__all__ = [
+    "HandOutcome",
+    "SeatStats",
+    "arena",
+    "derive_seed",
+    "mean_ci95",
+    "play_hand",
+    "simulate",
+    "wall_seed",
+]

@@ -1,0 +1,68 @@
+"""Playing one hand with four bots, and what a hand's outcome says about each seat.
+
+Each bot is asked only with its own seat's view (:func:`laizi.engine.view`) and its legal
+actions.  Seeds for walls and bots come from one run seed by SHA-256, so any hand can be replayed
+on its own, in any process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from laizi.bots.base import Bot
+from laizi.engine import apply, legal_actions, new_hand, view
+from laizi.engine.ruleset import Ruleset
+
+__all__ = ["HandOutcome", "derive_seed", "play_hand", "wall_seed"]
+
+
+def wall_seed(run_seed: int, index: int) -> bytes:
+    """The 256-bit wall seed of hand (or wall) ``index`` of a run."""
+    return hashlib.sha256(f"laizi-sim:{run_seed}:wall:{index}".encode()).digest()
+
+
+def derive_seed(run_seed: int, *parts: int) -> int:
+    """A 64-bit bot seed for one seat of one hand of a run."""
+    text = ":".join(str(p) for p in (run_seed, *parts))
+    return int.from_bytes(hashlib.sha256(f"laizi-sim:{text}".encode()).digest()[:8], "big")
+
+
+@dataclass(slots=True)
+class HandOutcome:
+    """One finished hand: payments (exact), the winner, how, who dealt in, the wins scored."""
+
+    payments: tuple[Fraction, ...]
+    winner: int | None
+    how: str | None
+    dealt_in: int | None
+    wins: tuple[str, ...] = field(default_factory=tuple)
+    decisions: int = 0
+
+
+def play_hand(
+    ruleset: Ruleset, bots: Sequence[Bot], dealer: int, seed: bytes, max_steps: int = 5000
+) -> HandOutcome:
+    """Play one hand to its end: each seat's bot decides from that seat's view alone."""
+    state, _ = new_hand(ruleset, dealer, seed=seed)
+    steps = 0
+    while not state.over:
+        seat = state.to_act()[0]
+        legal = legal_actions(state, seat)
+        action = bots[seat].act(view(state, seat), legal)
+        if action not in legal:
+            raise ValueError(f"bot {bots[seat]!r} chose an illegal action {action!r}")
+        apply(state, action, check=False)
+        steps += 1
+        if steps > max_steps:  # pragma: no cover - the engine always ends a hand
+            raise RuntimeError("hand did not end")
+    result = state.result
+    assert result is not None
+    how = result["how"]
+    dealt_in = state.claim_from if how in ("discard", "rob_kong") else None
+    settlement: Any = result["settlement"]
+    wins = tuple(settlement.wins) if settlement is not None else ()
+    return HandOutcome(tuple(result["payments"]), result["winner"], how, dealt_in, wins, steps)
