@@ -34,7 +34,7 @@ import numpy as np
 
 from laizi.env import wuhan_v0
 from laizi.env.batch import BatchEnv
-from laizi.rules import PRESETS
+from laizi.env.wuhan_v0 import WUHAN_PRESETS as PRESETS
 
 GOAL = 20_000
 

@@ -33,7 +33,7 @@ from laizi.engine.registry import make_ruleset
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 
-__all__ = ["AGENTS", "LaiziAECEnv", "OrderEnforcing", "hand_seed", "observation_space"]
+__all__ = ["AGENTS", "LaiziAECEnv", "OrderEnforcing", "first_dealer", "hand_seed", "observation_space"]
 
 AGENTS = ("player_0", "player_1", "player_2", "player_3")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -57,6 +57,16 @@ def hand_seed(seed: int, hand: int) -> bytes:
     """
     data = b"laizi.env" + seed.to_bytes(16, "big", signed=True) + hand.to_bytes(8, "big")
     return hashlib.sha256(data).digest()
+
+
+def first_dealer(seed: int, hand: int) -> int:
+    """The dealer of hand ``hand`` when the env chooses: the seed picks the first, then the
+    deal passes round the table, one seat per hand.
+
+    >>> [first_dealer(0, hand) for hand in range(5)]
+    [2, 3, 0, 1, 2]
+    """
+    return (hand_seed(seed, 0)[0] + hand) % 4
 
 
 class LaiziAECEnv(AECEnv):  # type: ignore[misc]
@@ -115,7 +125,7 @@ class LaiziAECEnv(AECEnv):  # type: ignore[misc]
         wall_seed = hand_seed(self._seed, self._hand)
         dealer = self.dealer
         if dealer is None:
-            dealer = (wall_seed[0] + self._hand) % 4
+            dealer = first_dealer(self._seed, self._hand)
         self._hand += 1
         self.table.deal(wall_seed, dealer)
         self.agents = list(AGENTS)

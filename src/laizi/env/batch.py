@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from laizi.engine.registry import make_ruleset
-from laizi.env.aec import hand_seed
+from laizi.env.aec import first_dealer, hand_seed
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 
@@ -55,8 +55,9 @@ class BatchEnv:
         self._hands = [0] * n
 
     def _deal(self, i: int) -> None:
-        wall_seed = hand_seed(self._seed * self.n + i, self._hands[i])
-        dealer = (wall_seed[0] + self._hands[i]) % 4
+        table_seed = self._seed * self.n + i
+        wall_seed = hand_seed(table_seed, self._hands[i])
+        dealer = first_dealer(table_seed, self._hands[i])
         self._hands[i] += 1
         self.tables[i].deal(wall_seed, dealer)
 

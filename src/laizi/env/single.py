@@ -1,9 +1,11 @@
-"""A Gymnasium single-agent environment: you play one seat, opponents play the other three.
+"""A Gymnasium single-agent environment: you play one seat, bots play the other three.
 
 Observation: ``{"observation": (21, 34) float32, "action_mask": (177,) int8}`` (layout in
 :mod:`laizi.env.spaces`); action: an index in ``Discrete(177)``.  The reward is zero until the
 hand ends, then your seat's settlement payment × ``reward_scale``.  The opponents act between
 your decisions (claim windows: the lowest seat still to decide goes first, as in the AEC env).
+The opponents are issue 6's bots (``laizi.bots``: ``random``, ``greedy``, ``strong`` or an
+outside ``module:Class``), each given its seat's view and legal actions, as at any table.
 
 >>> env = LaiziGymEnv("wuhan-hongzhong-kaikou", seat=2)
 >>> obs, info = env.reset(seed=5)
@@ -20,10 +22,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from laizi.bots import make_bot
+from laizi.engine.actions import Action
 from laizi.engine.registry import make_ruleset
 from laizi.engine.view import view as seat_view
 from laizi.env.aec import hand_seed, observation_space
-from laizi.env.opponents import Opponent, RandomOpponent
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 
@@ -34,10 +37,13 @@ class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
     """One seat of a laizi hand against three opponents.
 
     ``rules``: a preset name or ``{"preset": …, setting: value}``.  ``seat``: the seat you play
-    (``None``: a different one each hand, from the seed).  ``opponents``: three
-    :class:`~laizi.env.opponents.Opponent` objects for the other seats in seat order (default:
-    seeded random ones, reseeded by ``reset(seed=…)``).  ``dealer``: a seat, or ``None`` to let
-    the seed choose.
+    (``None``: a different one each hand, from the seed).  ``opponents``: a bot name for all
+    three (``"random"`` by default; ``make_bot(name, settings, seed)``, reseeded by
+    ``reset(seed=…)``), or three bot objects (anything with ``act(view, legal) -> Action``) for
+    the other seats in play order after yours.  ``dealer``: a seat, or ``None`` to let the seed
+    choose.  ``on_illegal``: ``"raise"`` (:class:`~laizi.env.table.IllegalActionIndex`) or
+    ``"abandon"`` — an illegal index counts as escaping (逃跑): the hand ends and your seat pays
+    the escape penalty (for agents that sample without the mask).
     """
 
     metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 - gymnasium's convention
@@ -47,15 +53,19 @@ class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
         rules: Any = "wuhan-hongzhong-kaikou",
         *,
         seat: int | None = 0,
-        opponents: Sequence[Opponent] | None = None,
+        opponents: str | Sequence[Any] = "random",
         reward_scale: float = 1.0,
         dealer: int | None = None,
         render_mode: str | None = None,
+        on_illegal: str = "raise",
     ) -> None:
+        if on_illegal not in ("raise", "abandon"):
+            raise ValueError("on_illegal must be 'raise' or 'abandon'")
+        self.on_illegal = on_illegal
         if seat is not None and seat not in (0, 1, 2, 3):
             raise ValueError("seat must be 0-3 or None")
-        if opponents is not None and len(opponents) != 3:
-            raise ValueError("opponents: three are needed, one per other seat")
+        if not isinstance(opponents, str) and len(opponents) != 3:
+            raise ValueError("opponents: a bot name, or three bots (one per other seat)")
         self.ruleset = make_ruleset(rules)
         self.table = EnvTable(self.ruleset)
         self.observation_space = observation_space()
@@ -64,11 +74,18 @@ class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
         self.reward_scale = float(reward_scale)
         self.fixed_seat = seat
         self.fixed_dealer = dealer
-        self._own_opponents = opponents is None
-        self.opponents: list[Opponent] = list(opponents or [RandomOpponent(i) for i in range(3)])
+        self.opponent_name = opponents if isinstance(opponents, str) else None
+        self.opponents: list[Any] = (
+            self._make_opponents(0) if isinstance(opponents, str) else list(opponents)
+        )
         self.seat = 0 if seat is None else seat
         self._seed = 0
         self._hand = 0
+
+    def _make_opponents(self, seed: int) -> list[Any]:
+        assert self.opponent_name is not None
+        settings = self.ruleset.settings
+        return [make_bot(self.opponent_name, settings, seed * 4 + k) for k in (1, 2, 3)]
 
     def _observation(self) -> dict[str, np.ndarray]:
         obs = np.empty(OBS_SHAPE, np.float32)
@@ -92,8 +109,8 @@ class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
         if seed is not None:
             self._seed = int(seed)
             self._hand = 0
-            if self._own_opponents:
-                self.opponents = [RandomOpponent(seed * 4 + i) for i in range(3)]
+            if self.opponent_name is not None:
+                self.opponents = self._make_opponents(int(seed))
         while True:
             wall_seed = hand_seed(self._seed, self._hand)
             self._hand += 1
@@ -117,9 +134,10 @@ class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
                 return
             opponent = self.opponents[(seat - self.seat) % 4 - 1]
             legal = table.legal(seat)
-            view = seat_view(state, seat) if opponent.needs_view else None
-            action = opponent.choose(view, list(legal.values()))
-            index = next(i for i, a in legal.items() if a == action)
+            action: Action = opponent.act(seat_view(state, seat), list(legal.values()))
+            index = next((i for i, a in legal.items() if a == action), None)
+            if index is None:
+                raise ValueError(f"opponent {opponent!r} chose an illegal action: {action}")
             table.step(seat, index)
 
     def step(
@@ -127,7 +145,11 @@ class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
     ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         if self._over():
             raise RuntimeError("the hand is over: call reset()")
-        self.table.step(self.seat, int(action))
+        index = int(action)
+        if self.on_illegal == "abandon" and index not in self.table.legal(self.seat):
+            self.table.abandon(self.seat)
+        else:
+            self.table.step(self.seat, index)
         self._play_opponents()
         obs = self._observation()
         info = self._info(obs["action_mask"])

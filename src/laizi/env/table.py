@@ -202,6 +202,11 @@ class EnvTable:
         if state.turn != seat:
             self._sync(state.turn)
 
+    def abandon(self, seat: int) -> None:
+        """The seat escapes (逃跑, A9): the hand ends with the ruleset's escape payments."""
+        assert self.state is not None
+        apply(self.state, Action(seat, "abandon"))
+
     # --- observations -----------------------------------------------------------------------
     def _sync(self, seat: int) -> None:
         """Bring the viewers' arrays up to date with ``seat``'s tiles on the table."""

@@ -16,7 +16,10 @@ from typing import Any
 from laizi.env.aec import LaiziAECEnv, OrderEnforcing
 from laizi.rules import PRESETS
 
-__all__ = ["PRESETS", "env", "raw_env"]
+__all__ = ["WUHAN_PRESETS", "env", "raw_env"]
+
+WUHAN_PRESETS = tuple(name for name in PRESETS if name.startswith("wuhan"))
+"""The six Wuhan presets (红中 / 发财 / 七皮 × 开口翻 / 口口翻)."""
 
 
 def raw_env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> LaiziAECEnv:
@@ -28,7 +31,7 @@ def raw_env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> LaiziAECEn
     """
     name = preset.get("preset") if isinstance(preset, dict) else preset
     if isinstance(name, str) and not name.startswith("wuhan"):
-        raise ValueError(f"not a Wuhan preset: {name!r} (one of {', '.join(PRESETS)})")
+        raise ValueError(f"not a Wuhan preset: {name!r} (one of {', '.join(WUHAN_PRESETS)})")
     return LaiziAECEnv(preset, **kwargs)
 
 
