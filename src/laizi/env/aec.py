@@ -33,7 +33,14 @@ from laizi.engine.registry import make_ruleset
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 
-__all__ = ["AGENTS", "LaiziAECEnv", "OrderEnforcing", "first_dealer", "hand_seed", "observation_space"]
+__all__ = [
+    "AGENTS",
+    "LaiziAECEnv",
+    "OrderEnforcing",
+    "first_dealer",
+    "hand_seed",
+    "observation_space",
+]
 
 AGENTS = ("player_0", "player_1", "player_2", "player_3")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
