@@ -67,8 +67,14 @@ def collect(rules: str, hands: int, seed: int) -> tuple[np.ndarray, np.ndarray, 
     return np.stack(obs_rows), np.stack(masks), np.array(labels)
 
 
+def agreement(policy: Policy, x: np.ndarray, mask: np.ndarray, y: np.ndarray) -> float:
+    """How often the policy's most likely legal action is the teacher's."""
+    return float((policy.best(x, mask) == y).mean()) if len(y) else float("nan")
+
+
 def train(
-    x: np.ndarray, mask: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, hidden: int
+    x: np.ndarray, mask: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, hidden: int,
+    held_out: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> Policy:
     """Masked softmax cross-entropy, Adam, minibatches of 256."""
     policy = Policy(hidden=hidden, seed=seed)
@@ -109,9 +115,9 @@ def train(
                 mhat = m[i] / (1 - beta1**step)
                 vhat = v[i] / (1 - beta2**step)
                 params[i] -= (lr * mhat / (np.sqrt(vhat) + eps)).astype(np.float32)
-        accuracy = float((policy.best(x, mask) == y).mean())
         print(f"epoch {epoch + 1}: loss {total / len(x):.3f}, agreement with strong "
-              f"{accuracy:.1%}", file=sys.stderr)
+              f"{agreement(policy, x, mask, y):.1%} (training), "
+              f"{agreement(policy, *held_out):.1%} (held-out hands)", file=sys.stderr)
     return policy
 
 
@@ -134,7 +140,10 @@ def main() -> None:
     print(f"{len(labels)} decisions from {args.hands} strong self-play hands "
           f"({collected - started:.0f} s)", file=sys.stderr)
     x = features(obs)
-    policy = train(x, mask, labels, epochs=args.epochs, seed=args.seed, hidden=args.hidden)
+    cut = int(len(labels) * 0.9)  # the last tenth of the hands is held out
+    held_out = (x[cut:], mask[cut:], labels[cut:])
+    policy = train(x[:cut], mask[:cut], labels[:cut], epochs=args.epochs, seed=args.seed,
+                   hidden=args.hidden, held_out=held_out)
     policy.save(args.out)
     os.environ["LAIZI_BC_WEIGHTS"] = str(args.out)  # the bot the arena loads plays these
     trained = time.perf_counter()
@@ -142,7 +151,8 @@ def main() -> None:
     report = arena("bc_bot:BCBot", "random", args.rules, walls=args.walls, seed=args.seed + 1000)
     summary = {
         "decisions": len(labels),
-        "agreement": round(float((policy.best(x, mask) == labels).mean()), 4),
+        "agreement": round(agreement(policy, x[:cut], mask[:cut], labels[:cut]), 4),
+        "agreement_held_out": round(agreement(policy, *held_out), 4),
         "arena_vs_random": {k: report[k] for k in ("hands", "diff_mean", "diff_ci95")},
         "bc_win_rate": report["a_stats"]["win_rate"],
         "seconds": round(time.perf_counter() - started, 1),
