@@ -231,7 +231,8 @@ class EnvTable:
             self._seen_laid[seat] = len(laid_out)
             changed = True
         melds = p.melds
-        sig = (len(melds), state.kongs_made)  # an added kong changes a meld in place
+        # An added kong changes a meld in place (a pung becomes four): the tile count tells.
+        sig = (len(melds), sum(len(m.tiles) for m in melds)) if melds else (0, 0)
         if sig != self._meld_sig[seat]:
             self._meld_sig[seat] = sig
             shown = np.zeros(34, np.float32)
@@ -271,7 +272,7 @@ class EnvTable:
         assert state is not None
         p = state.players[seat]
         dealer = seat == state.dealer
-        key = (state.specials.indicator, dealer, tuple(p.melds), tuple(p.laid_out))
+        key = (state.specials.indicator, dealer, tuple(p.melds), tuple(sorted(p.laid_out)))
         found = self._mult_cache.get(key)
         if found is None:
             melds = tuple(Meld(m.kind, m.tiles, m.from_seat) for m in p.melds)
