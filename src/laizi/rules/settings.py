@@ -133,7 +133,7 @@ class Settings:
                 raise SettingsError(str(key), "unknown setting")
             if key in ("preset", "game") and value != getattr(self, key):
                 raise SettingsError(key, f"is fixed by the preset ({getattr(self, key)!r})")
-            if self.game == "baishan" and key in WUHAN_ONLY:
+            if self.game == "baishan" and key in WUHAN_ONLY and value != getattr(self, key):
                 raise SettingsError(str(key), "is a Wuhan setting; Baishan rooms have no such rule")
             changes[key] = _coerce(key, value)
         return dataclasses.replace(self, **changes)
@@ -153,9 +153,13 @@ class Settings:
         return preset(name).with_overrides({k: v for k, v in obj.items() if k != "preset"})
 
     def to_json(self) -> dict[str, Any]:
-        """Every setting as plain JSON values (whole numbers as ints, others as decimals)."""
+        """Every setting as plain JSON values (whole numbers as ints, others as decimals).
+
+        A Baishan room leaves out the Wuhan-only settings (:data:`WUHAN_ONLY`)."""
         out: dict[str, Any] = {}
         for field in fields(self):
+            if self.game == "baishan" and field.name in WUHAN_ONLY:
+                continue
             value = getattr(self, field.name)
             out[field.name] = _json_value(value)
         return out
@@ -262,7 +266,7 @@ def _validate(s: Settings) -> None:
         raise SettingsError("cap", "must be greater than 0")
     # The ladder only climbs: 封顶 ≤ 金顶 ≤ 阳光顶 ≤ 三阳开泰 (A9).
     ladder = ("cap", "golden_cap", "sunshine_cap", "three_suns_cap")
-    for lower, higher in pairwise(ladder):
+    for lower, higher in pairwise(ladder if s.game == "wuhan" else ()):  # Baishan: one cap
         if getattr(s, higher) < getattr(s, lower):
             raise SettingsError(
                 higher, f"must not be below {lower} ({_exact_text(getattr(s, lower))})"
