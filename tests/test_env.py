@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 from laizi.engine import Action, make_ruleset, view
-from laizi.engine.registry import RULESETS
 from laizi.env import baishan_v0, wuhan_v0
 from laizi.env.aec import AGENTS
 from laizi.env.batch import BatchEnv
@@ -49,8 +48,8 @@ def _quiet(fn, *args, **kwargs):
 # --- PettingZoo ---------------------------------------------------------------------------------
 
 
-GAMES = [*PRESETS, *(["baishan"] if "baishan" in RULESETS else [])]
-"""Every Wuhan preset, and Baishan once issue 5's engine ruleset is registered."""
+GAMES = [*PRESETS, "baishan"]
+"""Every Wuhan preset, and Baishan."""
 
 
 @pytest.mark.parametrize("preset", GAMES)
@@ -199,8 +198,8 @@ def _random_walk(preset, seed, hands=2):
             table.step(seat, rng.choice(list(table.legal(seat))))
 
 
-@settings(max_examples=12, deadline=None)
-@given(st.sampled_from(PRESETS), st.integers(0, 2**32))
+@settings(max_examples=14, deadline=None)
+@given(st.sampled_from(GAMES), st.integers(0, 2**32))
 def test_incremental_observation_equals_one_built_from_the_seat_view(preset, seed):
     obs = np.zeros(OBS_SHAPE, np.float32)
     mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -220,7 +219,7 @@ def test_incremental_observation_equals_one_built_from_the_seat_view(preset, see
 
 
 @settings(max_examples=10, deadline=None)
-@given(st.sampled_from(PRESETS), st.integers(0, 2**32))
+@given(st.sampled_from(GAMES), st.integers(0, 2**32))
 def test_indices_and_legal_actions_are_one_to_one(preset, seed):
     for table in _random_walk(preset, seed, hands=1):
         if table.state.over:
@@ -344,3 +343,26 @@ def test_batch_rewards_are_zero_sum_and_tables_are_dealt_again():
     assert finished == batch.hands_done > 0
     with pytest.raises(ValueError, match="one index per table"):
         batch.step(np.zeros(5, np.int64))
+
+
+def test_baishan_declare_ready_is_an_index_and_shows_for_every_viewer():
+    table = EnvTable(make_ruleset("baishan"))
+    rng = random.Random(8)
+    obs = np.zeros(OBS_SHAPE, np.float32)
+    for hand in range(200):
+        table.deal(rng.randbytes(32), hand % 4)
+        while not table.state.over:
+            seat = table.current_seat()
+            legal = table.legal(seat)
+            ready = [i for i in legal if DECLARE_READY <= i < DECLARE_READY + 34]
+            if ready:
+                assert legal[ready[0]].type == "declare_ready"
+                assert legal[ready[0]].tile == ready[0] - DECLARE_READY
+                table.step(seat, ready[0])
+                for viewer in range(4):
+                    table.write_observation(viewer, obs)
+                    assert obs[21, (seat - viewer) % 4] == 1 and obs[21].sum() == 1
+                    assert obs[14:18].sum() == 0  # no indicator, laizi, pi or must-gang tiles
+                return
+            table.step(seat, rng.choice(list(legal)))
+    raise AssertionError("no hand offered 报听 in 200 random hands")

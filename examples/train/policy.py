@@ -15,7 +15,7 @@ import numpy as np
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 
 INPUT = OBS_SHAPE[0] * OBS_SHAPE[1]
-_HIDDEN_SCALARS = (20 * 34 + 31, 20 * 34 + 32)
+_HIDDEN_SCALARS = (20 * 34 + 31, 20 * 34 + 32)  # after_kong, win_locked
 WEIGHTS = Path(__file__).with_name("bc_policy.npz")
 """The committed weights; ``LAIZI_BC_WEIGHTS`` names another file."""
 
@@ -25,7 +25,7 @@ def weights_path() -> Path:
 
 
 def features(obs: np.ndarray) -> np.ndarray:
-    """``(…, 21, 34)`` observations → ``(…, 714)`` inputs (view-only scalars zeroed)."""
+    """``(…, 22, 34)`` observations → ``(…, 748)`` inputs (view-only scalars zeroed)."""
     flat = obs.reshape(*obs.shape[:-2], INPUT).astype(np.float32, copy=True)
     flat[..., list(_HIDDEN_SCALARS)] = 0
     return flat

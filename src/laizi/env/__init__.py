@@ -4,7 +4,7 @@
 * :class:`laizi.env.single.LaiziGymEnv` — a Gymnasium single-agent env; the other three seats
   are opponents (:mod:`laizi.env.opponents`).
 * :class:`laizi.env.batch.BatchEnv` — many tables stepped at once, numpy in and out.
-* :mod:`laizi.env.spaces` — the action space (177 indices) and the observation layout (21 × 34).
+* :mod:`laizi.env.spaces` — the action space (177 indices) and the observation layout (22 × 34).
 
 ``docs/env.md`` documents all of it.  Needs ``pip install 'laizi[env]'`` (numpy, gymnasium,
 pettingzoo).

@@ -3,7 +3,7 @@
 The agents are the seats.  The agent to act is the seat whose decision it is: the seat on turn,
 or — in a claim window, where several seats may decide — the lowest seat still to decide (every
 seat that may claim gets its own ``step``, ``pass`` included; seats with nothing to claim are not
-asked).  Each observation is ``{"observation": (21, 34) float32, "action_mask": (177,) int8}``
+asked).  Each observation is ``{"observation": (22, 34) float32, "action_mask": (177,) int8}``
 (layout in :mod:`laizi.env.spaces`; an agent that is not to act gets an all-zero mask).  Rewards
 are zero until the hand ends, then each seat's settlement payment × ``reward_scale``.
 
@@ -14,7 +14,7 @@ are zero until the hand ends, then each seat's settlement payment × ``reward_sc
 'player_3'
 >>> obs, reward, terminated, truncated, info = env.last()
 >>> obs["observation"].shape, obs["action_mask"].shape, reward
-((21, 34), (177,), 0.0)
+((22, 34), (177,), 0.0)
 """
 
 from __future__ import annotations

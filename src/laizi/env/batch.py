@@ -9,7 +9,7 @@ in ``rewards`` and ``done`` and is dealt a new hand at once, so every row always
 >>> batch = BatchEnv(8, "wuhan-hongzhong-kaikou", seed=1)
 >>> obs, mask, seat = batch.reset()
 >>> obs.shape, mask.shape, seat.shape
-((8, 21, 34), (8, 177), (8,))
+((8, 22, 34), (8, 177), (8,))
 >>> rng = np.random.default_rng(0)
 >>> obs, mask, seat, rewards, done = batch.step(batch.random_actions(rng))
 >>> rewards.shape, done.dtype

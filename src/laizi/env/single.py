@@ -1,6 +1,6 @@
 """A Gymnasium single-agent environment: you play one seat, bots play the other three.
 
-Observation: ``{"observation": (21, 34) float32, "action_mask": (177,) int8}`` (layout in
+Observation: ``{"observation": (22, 34) float32, "action_mask": (177,) int8}`` (layout in
 :mod:`laizi.env.spaces`); action: an index in ``Discrete(177)``.  The reward is zero until the
 hand ends, then your seat's settlement payment × ``reward_scale``.  The opponents act between
 your decisions (claim windows: the lowest seat still to decide goes first, as in the AEC env).
@@ -10,7 +10,7 @@ outside ``module:Class``), each given its seat's view and legal actions, as at a
 >>> env = LaiziGymEnv("wuhan-hongzhong-kaikou", seat=2)
 >>> obs, info = env.reset(seed=5)
 >>> obs["observation"].shape, info["seat"], int(obs["action_mask"].sum()) > 0
-((21, 34), 2, True)
+((22, 34), 2, True)
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ viewer: 0 = the viewer, 1 = the next seat in play order (下家), 2 = across, 3 
 (上家).
 
 >>> OBS_SHAPE
-(21, 34)
->>> OBS_ROW_NAMES[0], OBS_ROW_NAMES[20], SCALAR_NAMES[0]
-('hand', 'scalars', 'tiles_left')
+(22, 34)
+>>> OBS_ROW_NAMES[0], OBS_ROW_NAMES[20], OBS_ROW_NAMES[21], SCALAR_NAMES[0]
+('hand', 'scalars', 'declared_ready', 'tiles_left')
 """
 
 from __future__ import annotations
@@ -125,6 +125,7 @@ OBS_ROW_NAMES = (
     "claim_tile",  # 18: the tile on offer in a claim or rob window, one-hot
     "lay_out_kinds",  # 19: kinds laid out instead of discarded (never claimable)
     "scalars",  # 20: see SCALAR_NAMES
+    "declared_ready",  # 21: columns 0-3: the relative seat has declared ready (Baishan 报听)
 )
 OBS_ROWS = len(OBS_ROW_NAMES)
 OBS_SHAPE = (OBS_ROWS, 34)

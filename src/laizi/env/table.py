@@ -323,6 +323,8 @@ class EnvTable:
             scalars[23 + k] = p.openings
             if k:
                 scalars[27 + k] = hidden[s]
+            if p.declared_ready:
+                out[21, k] = 1
         scalars[31] = float(state.after_kong and turn == seat)
         scalars[32] = float(own.win_locked)
         scalars[33] = state.kongs_made

@@ -11,7 +11,7 @@ Two scalars are not in a view: ``after_kong`` and ``win_locked`` (pass them if k
 >>> game = Game.deal("wuhan-hongzhong-kaikou", seed=bytes(32))
 >>> obs = encode_view(game.view(0))
 >>> obs.shape, int(obs[0].sum())
-((21, 34), 14)
+((22, 34), 14)
 >>> mask = mask_from_view(game.view(0))
 >>> int(mask.sum()) == len(game.legal_actions(0))
 True
@@ -43,7 +43,7 @@ def _tiles(text: str | None) -> list[int]:
 def encode_view(
     view: Mapping[str, Any], *, after_kong: bool = False, win_locked: bool = False
 ) -> np.ndarray:
-    """The ``(21, 34)`` float32 observation of the seat whose view this is."""
+    """The ``(22, 34)`` float32 observation of the seat whose view this is."""
     seat = view["seat"]
     if seat is None:
         raise ValueError("view: a seat's view is needed (this is a spectator's)")
@@ -77,6 +77,8 @@ def encode_view(
             scalars[15 + rel] = math.log2(float(multiplier["total"]))
         scalars[19 + rel] = entry["hand_size"]
         scalars[23 + rel] = entry["openings"]
+        if entry.get("declared_ready"):
+            obs[21, rel] = 1
     if view.get("indicator"):
         obs[14, parse_tile(view["indicator"])] = 1
     if view.get("laizi"):
