@@ -13,7 +13,8 @@ preset, random legal actions drawn for all tables at once from the mask array; t
 second (every table's decision counts one), observations and masks written for every table at
 every step.
 
-Also printed: ``env_steps_per_s_raw`` (the env without the wrapper), ``hands_per_s`` (AEC),
+Also printed: ``env_steps_per_s_raw`` (the env without the wrapper), ``env_steps_per_s_baishan``
+(``baishan_v0.env()``, the same loop), ``hands_per_s`` (AEC, Wuhan),
 ``steps_per_hand``, and ``env_steps_per_s_wall`` / ``batch_steps_per_s_wall``.  Goal
 (issue 10): ``env_steps_per_s`` ≥ 20,000.  Each figure is the best of ``--repeat`` timed passes.
 
@@ -36,21 +37,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import numpy as np
 
-from laizi.env import wuhan_v0
+from laizi.env import baishan_v0, wuhan_v0
 from laizi.env.batch import BatchEnv
 from laizi.env.wuhan_v0 import WUHAN_PRESETS as PRESETS
 
 GOAL = 20_000
 
 
-def run_aec(make: Any, hands: int, seed: int) -> tuple[float, float, int, int]:
+def run_aec(
+    make: Any, hands: int, seed: int, presets: tuple[str, ...] = PRESETS
+) -> tuple[float, float, int, int]:
     """CPU seconds, wall seconds, decision steps and hands for ``hands`` hands of each preset."""
     rng = random.Random(seed)
     elapsed = 0.0
     wall = 0.0
     steps = 0
     played = 0
-    for preset in PRESETS:
+    for preset in presets:
         env = make(preset)
         env.reset(seed=seed)
         start = time.process_time()
@@ -116,6 +119,8 @@ def main() -> None:
         info["steps_per_hand"] = round(steps / hands, 1)
         seconds, wall, steps, _ = run_aec(wuhan_v0.raw_env, args.hands, args.seed)
         keep("env_steps_per_s_raw", steps / seconds)
+        seconds, wall, steps, _ = run_aec(baishan_v0.env, args.hands, args.seed, ("baishan",))
+        keep("env_steps_per_s_baishan", steps / seconds)
         seconds, wall, steps = run_batch(args.tables, args.rounds, args.seed)
         keep("batch_steps_per_s", steps / seconds)
         keep("batch_steps_per_s_wall", steps / wall)
