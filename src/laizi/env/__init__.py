@@ -10,14 +10,21 @@
 pettingzoo).
 """
 
+from laizi.env.batch import BatchEnv
+from laizi.env.single import LaiziGymEnv
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
 from laizi.env.table import EnvTable, IllegalActionIndex, action_index
+from laizi.env.views import encode_view, mask_from_view
 
 __all__ = [
     "NUM_ACTIONS",
     "OBS_SHAPE",
+    "BatchEnv",
     "EnvTable",
     "IllegalActionIndex",
+    "LaiziGymEnv",
     "action_index",
     "describe_action",
+    "encode_view",
+    "mask_from_view",
 ]
