@@ -7,6 +7,8 @@ what they draw unless a test says otherwise.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -342,3 +344,29 @@ def test_replay_example_of_an_illegal_declaration():
     with pytest.raises(ScriptIllegal) as error:
         run_script(script)
     assert error.value.index == 0
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    code = "from laizi.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", code, *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_replay_declare_ready_and_an_illegal_one():
+    done = cli("replay", str(REPLAYS / "baishan-declare-ready.json"))
+    assert done.returncode == 0, done.stderr
+    end = json.loads(done.stdout.splitlines()[-1])
+    assert (end["winner"], end["payments"]) == (0, [80, -32, -16, -32])
+    bad = cli("replay", str(REPLAYS / "baishan-illegal-declare-ready.json"), "--lang", "zh")
+    assert bad.returncode == 3
+    assert "不能报听" in bad.stderr and "action" not in bad.stdout
+
+
+def test_cli_deal_baishan_records_verify():
+    seed = "07" * 32
+    done = cli("deal", "--rules", "baishan", "--seed", seed, "--hands", "2")
+    assert done.returncode == 0, done.stderr
+    first = json.loads(done.stdout.splitlines()[0])
+    assert first["game"] == "baishan" and first["rules"]["preset"] == "baishan"
+    checked = cli("verify", "-", stdin=done.stdout)
+    assert checked.returncode == 0 and checked.stdout.startswith("ok: 2 hand(s) verified")

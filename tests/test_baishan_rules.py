@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from laizi.rules import PRESETS, SettingsError, preset, rank_for, ruleset
 from laizi.rules.baishan import (
@@ -214,3 +216,39 @@ def test_baishan_room_overrides():
     assert error.value.key == "laizi_gang_factor"
     with pytest.raises(SettingsError):
         preset("wuhan-hongzhong-kaikou").with_overrides({"variant": "none"})
+
+
+def _brute_declarable(hand: list[int]) -> list[int]:
+    found = []
+    for t in range(34):
+        if hand[t]:
+            hand[t] -= 1
+            if may_declare_ready(winning_tiles(hand, ())):
+                found.append(t)
+            hand[t] += 1
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    melds=st.lists(st.integers(0, 33 + 21), min_size=4, max_size=4),
+    pair=st.integers(0, 33),
+    swaps=st.lists(st.tuples(st.integers(0, 13), st.integers(0, 33)), max_size=2),
+)
+def test_declarable_discards_skip_nothing_the_full_test_would_find(melds, pair, swaps):
+    """The cheap filters (isolated tiles, shanten) never hide a declarable discard."""
+    tiles = [pair, pair]
+    for m in melds:  # 0–33 a triplet, 34+ a sequence
+        if m < 34:
+            tiles += [m] * 3
+        else:
+            low = (m - 34) // 7 * 9 + (m - 34) % 7
+            tiles += [low, low + 1, low + 2]
+    for index, tile in swaps:
+        tiles[index] = tile
+    hand = [0] * 34
+    for t in tiles:
+        hand[t] += 1
+    if max(hand) > 4:
+        return
+    assert declarable_discards(hand, ()) == _brute_declarable(hand)
