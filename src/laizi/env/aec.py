@@ -104,12 +104,15 @@ class LaiziAECEnv(AECEnv):  # type: ignore[misc]
         if dealer is not None and dealer not in (0, 1, 2, 3):
             raise ValueError("dealer must be a seat 0-3 or None")
         self.ruleset = make_ruleset(rules)
-        self.metadata = {**self.metadata, "name": f"laizi_{self.ruleset.game}_v0"}
+        self.metadata = {  # type: ignore[misc]  # PettingZoo reads the instance's metadata
+            **type(self).metadata,
+            "name": f"laizi_{self.ruleset.game}_v0",
+        }
         self.render_mode = render_mode
         self.reward_scale = float(reward_scale)
         self.dealer = dealer
         self.possible_agents = list(AGENTS)
-        self.agents = []
+        self.agents: list[str] = []
         space = observation_space()
         self.observation_spaces = {agent: space for agent in AGENTS}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}

@@ -262,7 +262,7 @@ class EnvTable:
         """The Wuhan hand rules, asked seat by seat (one seat's melds change at a time)."""
         rules = getattr(state.ruleset, "rules", None)
         indicator = state.specials.indicator
-        if indicator is None or not hasattr(rules, "hand_rules"):
+        if indicator is None or rules is None or not hasattr(rules, "hand_rules"):
             return None
         hand_rules = rules.hand_rules(indicator)
         return hand_rules if hasattr(hand_rules, "current_multiplier") else None
