@@ -22,7 +22,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from laizi.bots import make_bot
+from laizi.bots import RandomBot, make_bot
 from laizi.engine.actions import Action
 from laizi.engine.registry import make_ruleset
 from laizi.engine.view import view as seat_view
@@ -134,8 +134,12 @@ class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
                 return
             opponent = self.opponents[(seat - self.seat) % 4 - 1]
             legal = table.legal(seat)
-            action: Action = opponent.act(seat_view(state, seat), list(legal.values()))
-            index = next((i for i, a in legal.items() if a == action), None)
+            # The built-in random bot never reads its view: don't build one for it.
+            shown = {} if type(opponent) is RandomBot else seat_view(state, seat)
+            action: Action = opponent.act(shown, list(legal.values()))
+            index = next((i for i, a in legal.items() if a is action), None)
+            if index is None:  # a bot may build its own equal Action
+                index = next((i for i, a in legal.items() if a == action), None)
             if index is None:
                 raise ValueError(f"opponent {opponent!r} chose an illegal action: {action}")
             table.step(seat, index)
