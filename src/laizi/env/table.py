@@ -46,7 +46,7 @@ from laizi.env.spaces import (
 )
 from laizi.rules import Meld
 
-__all__ = ["EnvTable", "IllegalActionIndex", "action_index"]
+__all__ = ["EnvTable", "IllegalActionIndex", "action_index", "log2_multiplier"]
 
 _PLAIN_INDEX = {"pung": PUNG_ACTION, "kong": KONG_ACTION, "win": WIN_ACTION, "pass": PASS_ACTION}
 _PHASE_COLUMN = {TURN: 2, CLAIM: 3, ROB: 4, FINAL: 5, OVER: 6}
@@ -54,6 +54,16 @@ _DRAWN_PHASES = frozenset({TURN, FINAL})
 _WINDOW_PHASES = frozenset({CLAIM, ROB})
 _RELATIVE = tuple(tuple((seat + k) % 4 for k in range(4)) for seat in range(4))
 """Absolute seats in the viewer's relative order (viewer, next, across, previous)."""
+
+
+def log2_multiplier(total: float) -> float:
+    """The observation's multiplier scalar: log2 of a positive multiplier, else 0.
+
+    >>> log2_multiplier(8), log2_multiplier(1), log2_multiplier(0)
+    (3.0, 0.0, 0.0)
+    """
+    value = float(total)
+    return math.log2(value) if value > 0 else 0.0
 
 
 class IllegalActionIndex(ValueError):
@@ -277,7 +287,7 @@ class EnvTable:
         if found is None:
             melds = tuple(Meld(m.kind, m.tiles, m.from_seat) for m in p.melds)
             total = self._mult_rules.current_multiplier(melds, tuple(p.laid_out), dealer=dealer)
-            found = math.log2(float(total.total))
+            found = log2_multiplier(total.total)
             if len(self._mult_cache) > 100_000:
                 self._mult_cache.clear()
             self._mult_cache[key] = found
@@ -289,7 +299,7 @@ class EnvTable:
         found = self.ruleset.multipliers(state)
         if found is None:
             return [0.0, 0.0, 0.0, 0.0]
-        return [math.log2(float(m["total"])) for m in found]
+        return [log2_multiplier(m["total"]) for m in found]
 
     def write_observation(self, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation (layout: :mod:`laizi.env.spaces`) into ``out``."""

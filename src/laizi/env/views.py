@@ -19,7 +19,6 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -27,7 +26,7 @@ import numpy as np
 
 from laizi.engine.actions import Action
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
-from laizi.env.table import action_index
+from laizi.env.table import action_index, log2_multiplier
 from laizi.tiles import parse_tile, parse_tiles
 
 __all__ = ["encode_view", "mask_from_view"]
@@ -74,7 +73,7 @@ def encode_view(
             kongs_made += 1
         multiplier = entry.get("multiplier")
         if multiplier is not None:
-            scalars[15 + rel] = math.log2(float(multiplier["total"]))
+            scalars[15 + rel] = log2_multiplier(multiplier["total"])
         scalars[19 + rel] = entry["hand_size"]
         scalars[23 + rel] = entry["openings"]
         if entry.get("declared_ready"):
