@@ -366,3 +366,29 @@ def test_baishan_declare_ready_is_an_index_and_shows_for_every_viewer():
                 return
             table.step(seat, rng.choice(list(legal)))
     raise AssertionError("no hand offered 报听 in 200 random hands")
+
+
+def test_render_ansi_and_bad_arguments():
+    env = wuhan_v0.raw_env(render_mode="ansi")
+    env.reset(seed=4)
+    assert env.render().startswith("HandState(wuhan hand 0")
+    with pytest.raises(ValueError, match="render_mode"):
+        wuhan_v0.raw_env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="dealer"):
+        wuhan_v0.raw_env(dealer=4)
+    with pytest.raises(ValueError, match="seat"):
+        LaiziGymEnv(seat=7)
+    with pytest.raises(ValueError, match="on_illegal"):
+        LaiziGymEnv(on_illegal="ignore")
+    with pytest.raises(ValueError, match="at least one table"):
+        BatchEnv(0)
+
+
+def test_gym_seat_none_plays_different_seats_from_the_seed():
+    env = LaiziGymEnv(seat=None)
+    seats = set()
+    env.reset(seed=0)
+    for _ in range(12):
+        seats.add(env.seat)
+        env.reset()
+    assert len(seats) > 1
