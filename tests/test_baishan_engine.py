@@ -370,3 +370,37 @@ def test_cli_deal_baishan_records_verify():
     assert first["game"] == "baishan" and first["rules"]["preset"] == "baishan"
     checked = cli("verify", "-", stdin=done.stdout)
     assert checked.returncode == 0 and checked.stdout.startswith("ok: 2 hand(s) verified")
+
+
+def test_a_match_moves_the_dealer_by_part_b_and_keeps_kong_payments_in_the_totals():
+    import hashlib
+    import random as stdlib_random
+
+    from laizi.engine import Match, play_out
+
+    match = Match(make_ruleset("baishan"), dealer=0)
+    rng = stdlib_random.Random(9)
+    seen = set()
+    for index in range(40):
+        dealer = match.dealer
+        state, _ = match.deal(hashlib.sha256(index.to_bytes(4, "big")).digest())
+        events = play_out(state, eager_choice(rng))
+        match.finish()
+        winner = state.result["winner"]
+        expected = dealer if winner in (None, dealer) else (dealer + 1) % 4
+        assert match.dealer == expected
+        seen.add("stays" if expected == dealer else "moves")
+        assert sum(match.totals) == 0
+        assert events[-1]["type"] == "end"
+    assert seen == {"stays", "moves"}
+
+
+def eager_choice(rng):
+    def choose(actions):
+        wins = [a for a in actions if a.type == "win"]
+        if wins:
+            return wins[0]
+        claims = [a for a in actions if a.type in ("pung", "kong", "concealed_kong", "chow")]
+        return rng.choice(claims) if claims and rng.random() < 0.7 else rng.choice(actions)
+
+    return choose

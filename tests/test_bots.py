@@ -228,3 +228,34 @@ def test_seat_table_counts_what_is_unseen():
     assert table.unseen[parse_tile("1m")] == 4 - 1 - 1  # own tile, one unclaimed discard
     assert table.unseen[parse_tile("7z")] == 3
     assert table.unseen[parse_tile("8s")] == 3  # the indicator is out of play
+
+
+# --- Baishan (Part B) ---------------------------------------------------------------------------
+
+BAISHAN = preset("baishan")
+
+
+def baishan_view(concealed: str, **kwargs: Any) -> dict[str, Any]:
+    return table_view(concealed, game="baishan", laizi=None, indicator=None, must_gang=(),
+                      **kwargs)
+
+
+def test_greedy_declares_ready_on_a_single_wait():
+    # 123m 456p 789s 111z + 5s: after the 9p goes, only 5s wins (单调) — 报听 is allowed.
+    seen = baishan_view("123m456p789s111z5s9p")
+    legal = [*discards_of(seen), Action(0, "declare_ready", parse_tile("9p"))]
+    assert make_bot("greedy", BAISHAN).act(seen, legal) == Action(
+        0, "declare_ready", parse_tile("9p"))
+
+
+def test_strong_goes_for_seven_pairs_paid_at_the_cap():
+    # Six pairs: 七对 pays the cap (6 fans); strong claims nothing that would open the hand.
+    seen = baishan_view("1122m3344p5566s7z", phase="claim", claim={"tile": "1m", "from": 2})
+    legal = [Action(0, "pung"), Action(0, "pass")]
+    assert make_bot("greedy", BAISHAN).act(seen, legal).type == "pung"
+    assert make_bot("strong", BAISHAN).act(seen, legal).type == "pass"
+
+
+def test_strong_throws_the_single_least_likely_to_pair_in_seven_pairs():
+    seen = baishan_view("1122m3344p5566s7z8s", players={2: {"discards": ["8s", "8s"]}})
+    assert make_bot("strong", BAISHAN).act(seen, turn_legal(seen)).tile == parse_tile("8s")

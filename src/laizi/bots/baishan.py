@@ -11,7 +11,7 @@ singles, claims nothing and does not declare; and care against a seat that decla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from laizi.bots.strategy import STRATEGIES, TERMINALS_AND_HONORS, Plan, Strategy
 from laizi.bots.table import Opponent, SeatTable
@@ -67,7 +67,7 @@ class BaishanStrategy(Strategy):
         if not table.melds and sum(counts) >= 13:
             pairs = sum(n // 2 for n in counts)
             if pairs >= 5 or (pairs >= 4 and table.live > 50):
-                plans.append(Plan("qidui", lambda t, c=counts: c[t] >= 2, 0.0))
+                plans.append(Plan("qidui", _paired(counts), 0.0))
         return plans
 
     def special_discard(self, table: SeatTable, plan: Plan) -> int | None:
@@ -91,6 +91,10 @@ class BaishanStrategy(Strategy):
         if other.declared_ready:
             return 1.0
         return super().threat(table, other) * 0.7
+
+
+def _paired(counts: list[int]) -> Callable[[int], bool]:
+    return lambda tile: counts[tile] >= 2
 
 
 STRATEGIES["baishan"] = BaishanStrategy

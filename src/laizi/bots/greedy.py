@@ -95,7 +95,7 @@ class GreedyBot(Bot):
         if not discards:  # only laid-out kinds (or nothing ordinary) in hand
             return next((a for a in legal if a.type in (LAY_OUT, DISCARD)), legal[0])
         after = shapes.shanten_after_discard(counts, wild)
-        best = min(after[a.tile] for a in discards)  # type: ignore[type-var]
+        best = min(s for a in discards if a.tile is not None and (s := after[a.tile]) is not None)
         if wild is not None and counts[wild]:
             lay = next((a for a in legal if a.type == LAY_OUT and a.tile == wild), None)
             if lay is not None and self.lay_out_wild(table, best):
@@ -146,18 +146,20 @@ class GreedyBot(Bot):
         best: int,
         wild: int | None,
     ) -> Action:
-        ranked: list[tuple[float, int, Action]] = []
-        slack = self.discard_slack(table)
-        candidates = [a for a in discards if after[a.tile] <= best + slack]  # type: ignore[index,operator]
-        if len(candidates) > self.candidates:
-            # Many equally good discards (early in a hand): weigh only the most likely ones.
-            candidates.sort(key=lambda a: (after[a.tile], -self.prefer(table, a.tile)))  # type: ignore[index,arg-type]
-            candidates = candidates[: self.candidates]
-        for action in candidates:
+        limit = best + self.discard_slack(table)
+        scored: list[tuple[int, int, Action]] = []  # (shanten after, tile, action)
+        for action in discards:
             tile = action.tile
             assert tile is not None
             shanten = after[tile]
-            assert shanten is not None
+            if shanten is not None and shanten <= limit:
+                scored.append((shanten, tile, action))
+        if len(scored) > self.candidates:
+            # Many equally good discards (early in a hand): weigh only the likeliest few.
+            scored.sort(key=lambda item: (item[0], -self.prefer(table, item[1])))
+            scored = scored[: self.candidates]
+        ranked: list[tuple[float, int, Action]] = []
+        for shanten, tile, action in scored:
             value = self.discard_value(table, tile, shanten, wild)
             ranked.append((value, -tile, action))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)

@@ -18,6 +18,9 @@ On top of :class:`~laizi.bots.greedy.GreedyBot`'s tile efficiency it weighs:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from laizi.bots.base import register
 from laizi.bots.greedy import GreedyBot
 from laizi.bots.strategy import TERMINALS_AND_HONORS, Plan
@@ -59,7 +62,7 @@ class StrongBot(GreedyBot):
     laizi_late = 1
     """Keep a single laizi as a wildcard while the shanten is above this (then lay it out)."""
 
-    def act(self, view, legal):  # type: ignore[no-untyped-def]
+    def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
         self._plans: list[Plan] | None = None
         return super().act(view, legal)
 
@@ -88,7 +91,14 @@ class StrongBot(GreedyBot):
         off_plan = 5.0 if plans and not plans[0].keeps(tile) else 0.0
         return off_plan + super().prefer(table, tile)
 
-    def choose_discard(self, table, discards, after, best, wild):  # type: ignore[no-untyped-def]
+    def choose_discard(
+        self,
+        table: SeatTable,
+        discards: list[Action],
+        after: list[int | None],
+        best: int,
+        wild: int | None,
+    ) -> Action:
         plans = self.plans(table)
         if plans:
             tile = self.strategy.special_discard(table, plans[0])
@@ -98,7 +108,9 @@ class StrongBot(GreedyBot):
                         return action
         return super().choose_discard(table, discards, after, best, wild)
 
-    def declare_ready(self, table, legal, tile, ready):  # type: ignore[no-untyped-def]
+    def declare_ready(
+        self, table: SeatTable, legal: Sequence[Action], tile: int, ready: bool
+    ) -> Action | None:
         plans = self.plans(table)
         if plans and plans[0].name == "qidui":
             return None  # 七对 is paid at the cap already: 报听 would only raise the losses

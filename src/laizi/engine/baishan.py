@@ -131,7 +131,7 @@ class BaishanRuleset(Ruleset):
 
 def _special_shape(counts: list[int]) -> bool:
     """Seven pairs or thirteen orphans (a closed 14-tile hand), odd counts tested first."""
-    if any(c & 1 for c in counts):
+    if 1 in counts or 3 in counts:
         return sum(counts[t] for t in TERMINALS_AND_HONORS) == 14 and shapes.thirteen_orphans(
             counts
         )

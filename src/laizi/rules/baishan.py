@@ -231,9 +231,10 @@ def _isolated(counts: Sequence[int]) -> int:
 
 def _near_special(counts: Sequence[int]) -> bool:
     """Whether some discard leaves a 13-tile seven-pairs or thirteen-orphans wait."""
-    pairs = sum(c // 2 for c in counts)
-    orphans = sum(1 for t in TERMINALS_AND_HONORS if counts[t])
-    return pairs >= 6 or orphans >= 12
+    c = list(counts)
+    if c.count(2) + c.count(3) + 2 * c.count(4) >= 6:
+        return True
+    return sum(1 for t in TERMINALS_AND_HONORS if c[t]) >= 12
 
 
 def kong_payments(
