@@ -1,0 +1,49 @@
+"""``laizi serve``: the online table (issue 7) on uvicorn."""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from laizi.cli.common import app, fail
+
+__all__ = ["serve"]
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    db: str = typer.Option(
+        None, "--db", help="Database URL (SQLAlchemy), default an SQLite file ./laizi.sqlite3."
+    ),
+    log_level: str = typer.Option("info", "--log-level", help="debug, info, warning, error."),
+) -> None:
+    """Run the online table: rooms, the WebSocket protocol (docs/protocol.md), recovery."""
+    try:
+        import uvicorn
+
+        from laizi.server.app import create_app
+        from laizi.server.protocol import MAX_MESSAGE_BYTES
+        from laizi.server.store import Store, default_db_url
+    except ImportError as error:  # pragma: no cover - the dependencies are required
+        fail(f"the server needs its dependencies: {error}")
+    if log_level not in ("debug", "info", "warning", "error"):
+        fail("--log-level must be debug, info, warning or error", code=2)
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    url = db or default_db_url()
+    try:  # a bad URL or an unwritable file is a clear message now, not a traceback later
+        Store(url).close()
+    except Exception as error:
+        fail(f"--db {url}: {str(error).splitlines()[0]}")
+    uvicorn.run(
+        create_app(url),
+        host=host,
+        port=port,
+        log_level=log_level,
+        ws_max_size=MAX_MESSAGE_BYTES * 16,
+        access_log=False,
+        ws_per_message_deflate=False,
+    )

@@ -1,0 +1,324 @@
+"""The web application: HTTP routes, the WebSocket endpoint, and the hub that owns the rooms."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import html
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from laizi.engine.record import to_jsonl
+from laizi.rules import Settings, SettingsError
+from laizi.server.protocol import (
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    Act,
+    Auto,
+    Join,
+    Leave,
+    Ping,
+    ProtocolError,
+    Resync,
+    decode_client,
+    encode,
+)
+from laizi.server.room import Conn, Room, new_code
+from laizi.server.store import Store
+from laizi.server.table import TableSettings, TableSettingsError
+
+__all__ = ["Hub", "create_app"]
+
+log = logging.getLogger("laizi.server")
+
+FORGET_AFTER_S = 600.0
+"""A finished room stays in memory (its page, its info, its connections) this long."""
+OUTBOX_LIMIT = 2000
+"""A client that lets this many messages pile up unread is disconnected."""
+
+
+class Hub:
+    """Every room of this server, by join code."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.rooms: dict[str, Room] = {}
+        self.held: list[tuple[Conn, dict[str, Any]]] = []
+        self.flush_scheduled = False
+
+    def post(self, conn: Conn, message: dict[str, Any]) -> None:
+        """Send a room's message once the database holds everything staged so far."""
+        self.held.append((conn, message))
+        self.schedule_flush()
+
+    def schedule_flush(self) -> None:
+        """Commit (and send) at the end of this turn of the event loop."""
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit what the rooms staged (one transaction), then let their messages go."""
+        self.flush_scheduled = False
+        try:
+            self.store.commit()
+        except Exception:
+            log.exception("the database refused a write: messages held back")
+            self.held.clear()
+            return
+        held, self.held = self.held, []
+        by_conn: dict[Conn, list[dict[str, Any]]] = {}
+        for conn, message in held:
+            by_conn.setdefault(conn, []).append(message)
+        for conn, messages in by_conn.items():
+            conn.send_many(messages)
+
+    def create_room(self, body: Any) -> Room:
+        if not isinstance(body, dict):
+            raise ValueError("the body must be a JSON object with 'rules' and 'table'")
+        unknown = set(body) - {"rules", "table"}
+        if unknown:
+            raise ValueError(f"unknown key {sorted(unknown)[0]!r} (expected 'rules', 'table')")
+        rules = Settings.from_json(body.get("rules", "wuhan-hongzhong-kaikou"))
+        table = TableSettings.from_json(body.get("table"))
+        from laizi.engine import make_ruleset
+
+        make_ruleset(rules)  # a game the engine can't play is refused here, not at the deal
+        code = new_code()
+        while code in self.rooms or self.store.room_id(code) is not None:
+            code = new_code()
+        room_id = self.store.create_room(code, rules.to_json(), table.to_json())
+        room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
+        room.on_over = self.forget_later
+        self.rooms[code] = room
+        if table.players == 0:
+            room.start_match()
+        return room
+
+    def forget_later(self, room: Room) -> None:
+        """Drop a finished room from memory after a while (its records stay in the database)."""
+
+        def forget() -> None:
+            if self.rooms.get(room.code) is room:
+                del self.rooms[room.code]
+
+        asyncio.get_running_loop().call_later(FORGET_AFTER_S, forget)
+
+    def recover(self) -> int:
+        """Rebuild every unfinished room from the database; returns how many."""
+        count = 0
+        for row in self.store.rooms(("waiting", "playing")):
+            try:
+                room = Room(
+                    self.store,
+                    row.id,
+                    row.code,
+                    Settings.from_json(row.rules),
+                    TableSettings.from_json(row.table_settings),
+                    self.post,
+                    self.schedule_flush,
+                )
+                from laizi.server.room import Seat
+
+                for seat in row.seats:
+                    room.seats[seat["seat"]] = Seat(
+                        kind=seat["kind"],
+                        name=seat["name"],
+                        token=seat["token"],
+                        bank=room.table.bank_seconds if seat["bank"] is None else seat["bank"],
+                        auto=seat["auto"],
+                        auto_shown=seat["auto_shown"],
+                    )
+                room.status = row.status
+                room.on_over = self.forget_later
+                if row.status == "playing":
+                    room.rebuild(self.store.hands(row.id))
+                room.resume()
+            except Exception:
+                log.exception("room %s could not be recovered", row.code)
+                continue
+            self.rooms[row.code] = room
+            count += 1
+        return count
+
+    def handle(self, conn: Conn, text: str | bytes) -> None:
+        """One client message; a bad one is answered with an error, nothing else changes."""
+        try:
+            message = decode_client(text)
+            if isinstance(message, Ping):
+                conn.send({"type": "pong"})
+            elif isinstance(message, Join):
+                room = self.rooms.get(message.room.upper())
+                if room is None:
+                    raise ProtocolError("no_room", f"no room has the code {message.room!r}")
+                room.join(conn, message)
+            else:
+                room = conn.room
+                if room is None:
+                    raise ProtocolError("not_joined", "join a room first")
+                if isinstance(message, Act):
+                    room.act(conn, message)
+                elif isinstance(message, Auto):
+                    room.set_auto(conn, message.on)
+                elif isinstance(message, Leave):
+                    room.leave(conn)
+                elif isinstance(message, Resync):
+                    room.catch_up(conn, message.last_seq)
+        except ProtocolError as error:
+            conn.send({"type": "error", "code": error.code, "message": error.message})
+
+    def disconnect(self, conn: Conn) -> None:
+        if conn.room is not None:
+            conn.room.disconnect(conn)
+            conn.room = None
+
+
+PAGE = """<!doctype html>
+<html lang="zh"><head><meta charset="utf-8"><title>laizi {title}</title></head>
+<body><h1>laizi 癞子 — {title}</h1>
+<p>Wuhan mahjong online table. WebSocket protocol v{version} at <code>/ws</code>
+(see docs/protocol.md). The web client comes with issue 9.</p>
+{body}
+</body></html>
+"""
+
+
+def create_app(db_url: str) -> Starlette:
+    """The Starlette application; the database is migrated and the rooms recovered at startup."""
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = Store(db_url)
+        hub = Hub(store)
+        state["hub"] = hub
+        recovered = hub.recover()
+        # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
+        gc.collect()
+        gc.freeze()
+        log.info("laizi server ready (%d room(s) recovered)", recovered)
+        yield
+        hub.flush()  # what was accepted in the last turn of the loop is written before we go
+        store.close()
+
+    def hub() -> Hub:
+        return state["hub"]
+
+    async def index(request: Request) -> Response:
+        rooms = len(hub().rooms)
+        body = f"<p>{rooms} room(s). Create one: <code>POST /api/rooms</code>.</p>"
+        return HTMLResponse(PAGE.format(title="online table", version=PROTOCOL_VERSION, body=body))
+
+    async def room_page(request: Request) -> Response:
+        code = request.path_params["code"].upper()
+        room = hub().rooms.get(code)
+        if room is None:
+            return HTMLResponse(PAGE.format(title="no such room", version=1, body=""), 404)
+        body = (
+            f"<p>Room <b>{html.escape(code)}</b> ({html.escape(room.rules.preset)}): "
+            f'join with <code>{{"type": "join", "room": "{html.escape(code)}"}}</code>.'
+            "</p>"
+        )
+        return HTMLResponse(PAGE.format(title=f"room {code}", version=PROTOCOL_VERSION, body=body))
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"ok": True, "protocol": PROTOCOL_VERSION, "rooms": len(hub().rooms)})
+
+    async def create_room(request: Request) -> Response:
+        raw = await request.body()
+        if len(raw) > 16_384:
+            return JSONResponse({"error": "the body is too large"}, 413)
+        try:
+            body = json.loads(raw or b"{}")
+            room = hub().create_room(body)
+        except json.JSONDecodeError as error:
+            return JSONResponse({"error": f"the body is not JSON: {error.msg}"}, 400)
+        except (SettingsError, TableSettingsError, ValueError) as error:
+            return JSONResponse({"error": str(error)}, 400)
+        return JSONResponse(room.info(), 201)
+
+    async def room_info(request: Request) -> Response:
+        room = hub().rooms.get(request.path_params["code"].upper())
+        if room is None:
+            return JSONResponse({"error": "no such room"}, 404)
+        return JSONResponse(room.info())
+
+    async def record(request: Request) -> Response:
+        code = request.path_params["code"].upper()
+        events = hub().store.record(code, request.path_params["number"])
+        if events is None:
+            return JSONResponse({"error": "no finished hand with that number in that room"}, 404)
+        return PlainTextResponse(to_jsonl(events), media_type="application/x-ndjson")
+
+    async def websocket(ws: WebSocket) -> None:
+        await ws.accept()
+        outbox: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def send(message: dict[str, Any]) -> None:
+            if outbox.qsize() > OUTBOX_LIMIT:
+                outbox.put_nowait(None)
+                return
+            outbox.put_nowait(encode(message))
+
+        def send_many(messages: list[dict[str, Any]]) -> None:
+            if len(messages) == 1:
+                send(messages[0])
+            elif outbox.qsize() > OUTBOX_LIMIT:
+                outbox.put_nowait(None)
+            else:
+                outbox.put_nowait("[" + ",".join(encode(m) for m in messages) + "]")
+
+        async def writer() -> None:
+            # Whatever is waiting goes in one frame: a message, or an array of messages in order.
+            while True:
+                texts = [await outbox.get()]
+                while not outbox.empty():
+                    texts.append(outbox.get_nowait())
+                if None in texts:
+                    await ws.close(code=1008)
+                    return
+                if len(texts) == 1:
+                    await ws.send_text(texts[0])  # type: ignore[arg-type]
+                else:
+                    parts = [t[1:-1] if t.startswith("[") else t for t in texts]  # type: ignore[union-attr]
+                    await ws.send_text("[" + ",".join(parts) + "]")
+
+        conn = Conn(send, send_many)
+        task = asyncio.create_task(writer())
+        send({"type": "welcome", "protocol": PROTOCOL_VERSION, "max_message": MAX_MESSAGE_BYTES})
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("text")
+                if data is None:
+                    data = message.get("bytes") or b""
+                hub().handle(conn, data)
+        except WebSocketDisconnect:
+            pass
+        except Exception:
+            log.exception("websocket handler failed")
+        finally:
+            hub().disconnect(conn)
+            task.cancel()
+
+    routes = [
+        Route("/", index),
+        Route("/healthz", healthz),
+        Route("/r/{code}", room_page),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/rooms/{code}", room_info),
+        Route("/api/rooms/{code}/hands/{number:int}", record),
+        WebSocketRoute("/ws", websocket),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

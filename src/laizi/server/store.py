@@ -1,0 +1,322 @@
+"""Persistence: rooms, seats, hands and every hand's event log in SQL (SQLAlchemy 2 Core).
+
+The schema is created and upgraded by the Alembic migrations in ``laizi/server/migrations`` (they
+ship inside the package, so an installed copy can migrate its own database).  SQLite is the
+default; the connection runs in WAL mode, where a committed transaction survives the process
+being killed.  Every accepted action's events are written in one transaction before they are
+broadcast (:meth:`Store.append`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+
+__all__ = ["HandRow", "RoomRow", "Store", "default_db_url", "metadata"]
+
+metadata = MetaData()
+
+rooms = Table(
+    "rooms",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("code", String(16), nullable=False, unique=True),
+    Column("rules", Text, nullable=False),
+    Column("table_settings", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("room_id", Integer, ForeignKey("rooms.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("token", String(64), nullable=True),
+    Column("bank", Float, nullable=True),
+    Column("auto", Boolean, nullable=False, default=False),
+    Column("auto_shown", Boolean, nullable=False, default=False),
+)
+
+hands = Table(
+    "hands",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("room_id", Integer, ForeignKey("rooms.id"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("dealer", Integer, nullable=False),
+    Column("seed", String(64), nullable=False),
+    Column("finished", Boolean, nullable=False, default=False),
+    UniqueConstraint("room_id", "number"),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("hand_id", Integer, ForeignKey("hands.id"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("body", Text, nullable=False),
+)
+
+
+def default_db_url() -> str:
+    """An SQLite file in the current directory."""
+    return "sqlite:///" + str(Path("laizi.sqlite3").resolve())
+
+
+@dataclass
+class RoomRow:
+    id: int
+    code: str
+    rules: Any
+    table_settings: dict[str, Any]
+    status: str
+    seats: list[dict[str, Any]]
+
+
+@dataclass
+class HandRow:
+    id: int
+    number: int
+    dealer: int
+    seed: bytes
+    finished: bool
+    events: list[dict[str, Any]]
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def _dumps(obj: Any) -> str:
+    """Compact JSON, Chinese kept readable (as the engine's records)."""
+    return _encoder.encode(obj).decode("utf-8")
+
+
+class Store:
+    """The database of one server."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.staged_events: list[dict[str, Any]] = []
+        self.staged_finished: list[int] = []
+        self.staged_status: list[tuple[int, str]] = []
+        self.staged_seats: dict[tuple[int, int], dict[str, Any]] = {}
+        self.engine: Engine = create_engine(url)
+        if url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        self.migrate()
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest migration (Alembic, from the installed package)."""
+        from alembic import command
+        from alembic.config import Config
+
+        config = Config()
+        config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+        with self.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- rooms -----------------------------------------------------------------------------------
+    def create_room(self, code: str, rules: Any, table_settings: dict[str, Any]) -> int:
+        with self.engine.begin() as c:
+            result = c.execute(
+                insert(rooms).values(
+                    code=code,
+                    rules=_dumps(rules),
+                    table_settings=_dumps(table_settings),
+                    status="waiting",
+                    created=time.time(),
+                )
+            )
+            room_id = int(result.inserted_primary_key[0])
+        return room_id
+
+    def set_status(self, room_id: int, status: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+
+    def set_seat(self, room_id: int, seat: int, kind: str, name: str, token: str | None) -> None:
+        with self.engine.begin() as c:
+            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
+            c.execute(
+                insert(seats).values(room_id=room_id, seat=seat, kind=kind, name=name, token=token)
+            )
+
+    def clear_seat(self, room_id: int, seat: int) -> None:
+        with self.engine.begin() as c:
+            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
+
+    def rooms(self, statuses: tuple[str, ...]) -> list[RoomRow]:
+        out = []
+        with self.engine.connect() as c:
+            for row in c.execute(select(rooms).where(rooms.c.status.in_(statuses))):
+                seat_rows = c.execute(
+                    select(seats).where(seats.c.room_id == row.id).order_by(seats.c.seat)
+                )
+                out.append(
+                    RoomRow(
+                        row.id,
+                        row.code,
+                        json.loads(row.rules),
+                        json.loads(row.table_settings),
+                        row.status,
+                        [
+                            {
+                                "seat": s.seat,
+                                "kind": s.kind,
+                                "name": s.name,
+                                "token": s.token,
+                                "bank": s.bank,
+                                "auto": bool(s.auto),
+                                "auto_shown": bool(s.auto_shown),
+                            }
+                            for s in seat_rows
+                        ],
+                    )
+                )
+        return out
+
+    def room_id(self, code: str) -> int | None:
+        with self.engine.connect() as c:
+            return c.execute(select(rooms.c.id).where(rooms.c.code == code)).scalar()
+
+    # -- hands -----------------------------------------------------------------------------------
+    def start_hand(
+        self, room_id: int, number: int, dealer: int, seed: bytes, first: list[dict[str, Any]]
+    ) -> int:
+        """A new hand with its secret seed and its first events, in one transaction (with
+        whatever was staged before it, so the log never gets ahead of itself)."""
+        with self.engine.begin() as c:
+            self._write_staged(c)
+            result = c.execute(
+                insert(hands).values(
+                    room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
+                )
+            )
+            hand_id = int(result.inserted_primary_key[0])
+            c.execute(
+                insert(events),
+                [{"hand_id": hand_id, "idx": i, "body": _dumps(e)} for i, e in enumerate(first)],
+            )
+        return hand_id
+
+    def append(
+        self,
+        hand_id: int,
+        start: int,
+        new: list[dict[str, Any]],
+        finished: bool,
+        room_status: tuple[int, str] | None = None,
+    ) -> None:
+        """Stage one action's events at index ``start``, with the hand finished (and the room's
+        new status) when it ends; :meth:`commit` writes everything staged in one transaction.
+
+        The server commits before it sends anything (group commit: the actions accepted in
+        one turn of the event loop share a transaction)."""
+        self.staged_events += [
+            {"hand_id": hand_id, "idx": start + i, "body": _dumps(e)} for i, e in enumerate(new)
+        ]
+        if finished:
+            self.staged_finished.append(hand_id)
+        if room_status is not None:
+            self.staged_status.append(room_status)
+
+    def stage_seat(self, room_id: int, seat: int, bank: float, auto: bool, shown: bool) -> None:
+        """Stage a seat's clock: its time bank and 托管 flags (written with the next commit)."""
+        self.staged_seats[(room_id, seat)] = {"bank": bank, "auto": auto, "auto_shown": shown}
+
+    def commit(self) -> None:
+        """Write what :meth:`append` staged (nothing to do when nothing is staged)."""
+        if self.staged_events or self.staged_finished or self.staged_status or self.staged_seats:
+            with self.engine.begin() as c:
+                self._write_staged(c)
+
+    def _write_staged(self, c: Any) -> None:
+        rows, finished, statuses = self.staged_events, self.staged_finished, self.staged_status
+        self.staged_events, self.staged_finished, self.staged_status = [], [], []
+        clocks, self.staged_seats = self.staged_seats, {}
+        for (room_id, seat), values in clocks.items():
+            c.execute(
+                update(seats)
+                .where((seats.c.room_id == room_id) & (seats.c.seat == seat))
+                .values(**values)
+            )
+        if rows:
+            c.execute(insert(events), rows)
+        for hand_id in finished:
+            c.execute(update(hands).where(hands.c.id == hand_id).values(finished=True))
+        for room_id, status in statuses:
+            c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+
+    def hands(self, room_id: int) -> list[HandRow]:
+        out = []
+        with self.engine.connect() as c:
+            for row in c.execute(
+                select(hands).where(hands.c.room_id == room_id).order_by(hands.c.number)
+            ):
+                bodies = c.execute(
+                    select(events.c.body).where(events.c.hand_id == row.id).order_by(events.c.idx)
+                ).scalars()
+                out.append(
+                    HandRow(
+                        row.id,
+                        row.number,
+                        row.dealer,
+                        bytes.fromhex(row.seed),
+                        bool(row.finished),
+                        [json.loads(b) for b in bodies],
+                    )
+                )
+        return out
+
+    def record(self, code: str, number: int) -> list[dict[str, Any]] | None:
+        """A finished hand's record (None if there is no such finished hand)."""
+        with self.engine.connect() as c:
+            hand_id = c.execute(
+                select(hands.c.id)
+                .join(rooms, rooms.c.id == hands.c.room_id)
+                .where((rooms.c.code == code) & (hands.c.number == number) & hands.c.finished)
+            ).scalar()
+            if hand_id is None:
+                return None
+            bodies = c.execute(
+                select(events.c.body).where(events.c.hand_id == hand_id).order_by(events.c.idx)
+            ).scalars()
+            return [json.loads(b) for b in bodies]
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()

@@ -1,0 +1,60 @@
+"""Table settings: how a room is run, not which rules it plays (they are not in the rules hash).
+
+>>> t = TableSettings.from_json({"hands": 8, "action_seconds": 15})
+>>> t.hands, t.action_seconds, t.bank_seconds, t.bot_level
+(8, 15.0, 30.0, 'greedy')
+>>> try:
+...     TableSettings.from_json({"hands": 0})
+... except TableSettingsError as error:
+...     print(error)
+table.hands: Expected `int` >= 1
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+__all__ = ["TableSettings", "TableSettingsError"]
+
+
+class TableSettingsError(ValueError):
+    """A table setting that is unknown or out of range; the message names it."""
+
+
+class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A room's table settings (docs/server.md lists them)."""
+
+    players: Annotated[int, msgspec.Meta(ge=0, le=4)] = 1
+    """How many seats people take; the match starts when they are all seated, bots take the rest."""
+    hands: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
+    """Hands in the match (an escape ends it early)."""
+    action_seconds: Annotated[float, msgspec.Meta(gt=0, le=600)] = 10.0
+    """Time for each decision before the time bank is used."""
+    bank_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 30.0
+    """Each seat's time bank for the whole match."""
+    grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 60.0
+    """How long a disconnected player's seat is held before the escape rule applies."""
+    bot_level: Literal["random", "greedy", "strong"] = "greedy"
+    bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] = 600
+    """How long bots (and seats on auto-play) wait before acting, so people can follow."""
+    between_hands_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
+    """Pause between a hand's end and the next deal."""
+
+    @classmethod
+    def from_json(cls, obj: Any) -> TableSettings:
+        try:
+            return msgspec.convert(obj if obj is not None else {}, cls)
+        except msgspec.ValidationError as error:
+            text = str(error)
+            # msgspec writes "… - at `$.hands`": name the field the way the API does.
+            if " - at `$." in text:
+                message, _, where = text.rpartition(" - at `$.")
+                text = f"table.{where.rstrip('`')}: {message}"
+            else:
+                text = f"table: {text}"
+            raise TableSettingsError(text) from None
+
+    def to_json(self) -> dict[str, Any]:
+        return msgspec.to_builtins(self)

@@ -1,0 +1,164 @@
+"""A real server process and real WebSocket clients for the server tests and the benchmark."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """``laizi serve`` in a subprocess on 127.0.0.1 and a free port, with its own database."""
+
+    def __init__(self, db_path: Path, port: int | None = None) -> None:
+        self.db_url = f"sqlite:///{db_path}"
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = db_path.with_suffix(".log")
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> ServerProcess:
+        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        code = "from laizi.cli import main; main()"
+        args = ["serve", "--port", str(self.port), "--db", self.db_url, "--log-level", "warning"]
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", code, *args], env=env, stdout=log, stderr=log
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.http + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def post(self, path: str, body: Any) -> tuple[int, Any]:
+        request = urllib.request.Request(
+            self.http + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(self.http + path, timeout=10) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def create_room(self, rules: Any = "wuhan-hongzhong-kaikou", **table: Any) -> dict[str, Any]:
+        status, body = self.post("/api/rooms", {"rules": rules, "table": table})
+        assert status == 201, body
+        return body
+
+
+class Client:
+    """A WebSocket client that keeps every message it received, in order."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.messages: list[dict[str, Any]] = []
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.task = asyncio.create_task(self._read())
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.last_seq = 0
+
+    @classmethod
+    async def connect(cls, url: str) -> Client:
+        return cls(await websockets.connect(url, max_size=2**22))
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                frame = json.loads(raw)
+                for message in frame if isinstance(frame, list) else [frame]:
+                    await self._keep(message)
+        except websockets.ConnectionClosed:
+            pass
+
+    async def _keep(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        if message["type"] in ("event", "snapshot"):
+            self.last_seq = message["seq"]
+        elif message["type"] == "joined":
+            self.seat, self.token = message["seat"], message["token"]
+        await self.queue.put(message)
+
+    async def send(self, message: dict[str, Any] | str) -> None:
+        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    async def recv(self, timeout: float = 10) -> dict[str, Any]:
+        return await asyncio.wait_for(self.queue.get(), timeout)
+
+    async def expect(self, kind: str, timeout: float = 10) -> dict[str, Any]:
+        """The next message of type ``kind`` (others are skipped, still kept in messages)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = await self.recv(max(0.01, deadline - time.monotonic()))
+            if message["type"] == kind:
+                return message
+
+    async def join(self, room: str, **fields: Any) -> dict[str, Any]:
+        await self.send({"type": "join", "room": room, **fields})
+        return await self.expect("joined")
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self.task.cancel()
