@@ -1,0 +1,30 @@
+"""Training environments on top of the engine (issue 10): exact rules, fixed-shape numpy.
+
+* :mod:`laizi.env.wuhan_v0` / :mod:`laizi.env.baishan_v0` — PettingZoo AEC environments.
+* :class:`laizi.env.single.LaiziGymEnv` — a Gymnasium single-agent env; the other three seats
+  are opponents (:mod:`laizi.env.opponents`).
+* :class:`laizi.env.batch.BatchEnv` — many tables stepped at once, numpy in and out.
+* :mod:`laizi.env.spaces` — the action space (177 indices) and the observation layout (22 × 34).
+
+``docs/env.md`` documents all of it.  Needs ``pip install 'laizi[env]'`` (numpy, gymnasium,
+pettingzoo).
+"""
+
+from laizi.env.batch import BatchEnv
+from laizi.env.single import LaiziGymEnv
+from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
+from laizi.env.table import EnvTable, IllegalActionIndex, action_index
+from laizi.env.views import encode_view, mask_from_view
+
+__all__ = [
+    "NUM_ACTIONS",
+    "OBS_SHAPE",
+    "BatchEnv",
+    "EnvTable",
+    "IllegalActionIndex",
+    "LaiziGymEnv",
+    "action_index",
+    "describe_action",
+    "encode_view",
+    "mask_from_view",
+]

@@ -1,0 +1,40 @@
+"""Wuhan mahjong (武汉麻将) as a PettingZoo AEC environment, any of the six presets.
+
+>>> from laizi.env import wuhan_v0
+>>> env = wuhan_v0.env(preset="wuhan-facai-koukou", reward_scale=0.1)
+>>> env.reset(seed=1)
+>>> env.possible_agents
+['player_0', 'player_1', 'player_2', 'player_3']
+>>> env.unwrapped.ruleset.settings.preset
+'wuhan-facai-koukou'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from laizi.env.aec import LaiziAECEnv, OrderEnforcing
+from laizi.rules import PRESETS
+
+__all__ = ["WUHAN_PRESETS", "env", "raw_env"]
+
+WUHAN_PRESETS = tuple(name for name in PRESETS if name.startswith("wuhan"))
+"""The six Wuhan presets (红中 / 发财 / 七皮 × 开口翻 / 口口翻)."""
+
+
+def raw_env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> LaiziAECEnv:
+    """The environment without PettingZoo's order-enforcing wrapper.
+
+    ``preset``: a Wuhan preset name or ``{"preset": …, setting: value}`` (room settings).
+    Keyword arguments go to :class:`~laizi.env.aec.LaiziAECEnv` (``reward_scale``, ``dealer``,
+    ``render_mode``).
+    """
+    name = preset.get("preset") if isinstance(preset, dict) else preset
+    if isinstance(name, str) and not name.startswith("wuhan"):
+        raise ValueError(f"not a Wuhan preset: {name!r} (one of {', '.join(WUHAN_PRESETS)})")
+    return LaiziAECEnv(preset, **kwargs)
+
+
+def env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> Any:
+    """The environment as PettingZoo users expect it (wrapped to enforce the call order)."""
+    return OrderEnforcing(raw_env(preset, **kwargs))
