@@ -49,7 +49,7 @@ export async function renderLobby(root) {
       <div class="form-error" role="alert"></div>
       <button type="submit" class="primary" id="create-room">${t("create")}</button> <button type="button" id="reset-form">${t("reset")}</button>
     </form></section>
-    <section class="card board"><h2>${t("leaderboard")}</h2><div class="leaderboard"></div></section>
+    <section class="card ranks"><h2>${t("leaderboard")}</h2><div class="leaderboard"></div></section>
     <section class="card mine"><h2>${t("my_matches")}</h2><div class="my-matches"></div></section>
   </div>`;
   const nameInput = root.querySelector("#player-name");

@@ -5,7 +5,7 @@ import { getLang, t } from "./i18n.js";
 import { applyEvent, fromView, ownHand } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { factorText, multiplierHtml, renderSettlement } from "./settle.js";
-import { parseTiles, tileName, tileSvg } from "./tiles.js";
+import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { esc, num, seatName } from "./util.js";
 
 const POSITIONS = ["bottom", "right", "top", "left"]; // the next seat in play order sits to the right
@@ -281,7 +281,8 @@ export class TablePage {
     const one = (x, extra = []) => discardable.has(x)
       ? `<button class="tile-btn" data-discard="${x}" aria-label="${t("a_discard", tileName(x, getLang()))}">${this.tile(x, extra)}</button>`
       : `<span class="tile-btn off">${this.tile(x, extra)}</span>`;
-    return `<div class="my-hand" data-hand="${tiles.join("")}">${tiles.map((x) => one(x)).join("")}` +
+    const all = sortTiles(drawn ? [...tiles, drawn] : tiles).join("");
+    return `<div class="my-hand" data-hand="${all}">${tiles.map((x) => one(x)).join("")}` +
       `${drawn ? `<span class="gap"></span>${one(drawn, ["drawn"])}` : ""}</div>`;
   }
 

@@ -1,0 +1,219 @@
+"""The web client in a real browser (Debian's Chromium, headless) against a real server (issue 9)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from fractions import Fraction
+
+import pytest
+from playwright.sync_api import Browser
+
+from laizi.engine import parse_record, verify
+from laizi.rules import PRESETS
+from tests.server_helpers import ServerProcess
+from tests.web_browser import create_room, launch, new_page, play_until, shot
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("web") / "db.sqlite3") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launch()
+
+
+def record_of(server: ServerProcess, code: str, hand: int) -> list[dict]:
+    status, body = server.get(f"/api/rooms/{code}/hands/{hand}")
+    assert status == 200, body
+    return parse_record(body.decode())
+
+
+def test_lobby_form_has_every_setting_with_its_default(server, browser):
+    page, errors = new_page(browser)
+    page.goto(server.http + "/")
+    page.wait_for_selector("#rules-cap")
+    for preset in ("wuhan-hongzhong-kaikou", "wuhan-qipi-koukou"):
+        page.select_option("#preset", preset)
+        settings = PRESETS[preset].to_json()
+        for key, value in settings.items():
+            if key in ("preset", "game"):
+                continue
+            field = page.locator(f"#rules-{key}")
+            if isinstance(value, bool):
+                assert field.is_checked() == value, key
+            else:
+                assert field.input_value() == str(value), key
+            default = page.locator(f"[data-default-for={key}]").first.inner_text()
+            assert default, key
+    assert page.locator("#rules-min_points").input_value() == "64"  # 口口翻's minimum (A10)
+    assert page.locator("#table-bot_level").input_value() == "greedy"
+    assert page.locator("#table-action_seconds").input_value() == "10"
+    assert errors == []
+
+
+def test_the_server_validates_the_form(server, browser):
+    page, _ = new_page(browser)
+    page.goto(server.http + "/")
+    page.wait_for_selector("#rules-cap")
+    page.fill("#rules-golden_cap", "100")  # below the cap of 300: the ladder only climbs (A9)
+    page.click("#create-room")
+    page.wait_for_selector(".form-error:not(:empty)")
+    assert "golden_cap" in page.inner_text(".form-error")
+    assert page.url.endswith("/")
+    page.fill("#rules-golden_cap", "400")
+    page.fill("#table-hands", "0")
+    page.click("#create-room")
+    page.wait_for_function("document.querySelector('.form-error').textContent.includes('hands')")
+    assert "table.hands" in page.inner_text(".form-error")
+
+
+def test_whole_hand_against_three_bots_by_clicking_to_the_settlement(server, browser):
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    code = create_room(page, server.http, hands="1", bot_level="greedy")
+    page.wait_for_selector(".actions[data-prompt]")
+    board = page.locator(".board")
+    assert board.locator(".seat").count() == 4
+    assert page.locator(".seat.pos-bottom .name").inner_text() == "Alice (you)"
+    # The centre shows the indicator, the laizi and the tiles left; the hand is 13 or 14 tiles.
+    assert page.locator(".laizi-box .tile").count() == 1
+    tiles_left = int(page.inner_text("[data-tiles-left]"))
+    assert 70 <= tiles_left <= 82
+    hand = page.locator(".my-hand .tile").count()
+    assert hand in (13, 14)
+    # Every seat's multiplier is shown; the dealer's carries ×2 (A7); its factors on a tap.
+    dealer = page.locator(".seat:has(.badge.dealer)")
+    assert dealer.locator(".mult").inner_text() == "×2"
+    dealer.locator(".mult").click()
+    assert "×2" in dealer.locator(".mult-detail").inner_text()
+    shot(page, "table-start")
+    clicks = play_until(page, ".settlement.open table.settle", limit=200)
+    assert clicks >= 1
+    shot(page, "settlement")
+    end = record_of(server, code, 0)[-1]
+    assert verify(record_of(server, code, 0)).ok
+    points = [
+        page.locator(f".settle tbody tr[data-seat='{s}'] .points").inner_text() for s in range(4)
+    ]
+    assert [Fraction(p.replace("+", "")) for p in points] == [
+        Fraction(str(x)) for x in end["payments"]
+    ]
+    page.wait_for_selector(".seed-check[data-state=ok]")
+    assert end["seed"] in page.inner_text(".seed")
+    assert "laizi verify" in page.inner_text(".seed")
+    if end["reason"] == "win":
+        settlement = end["settlement"]
+        winner_row = page.locator(f".settle tr[data-seat='{end['winner']}']")
+        assert "winner" in winner_row.get_attribute("class")
+        for seat in range(4):
+            if seat == end["winner"]:
+                continue
+            row = page.locator(f".settle tr[data-seat='{seat}']").inner_text()
+            assert f"= {settlement['raw'][seat]}" in row.replace("\n", " ")
+    assert page.locator(".match-end").count() == 1  # a one-hand match ends with the totals
+    assert errors == []
+
+
+def test_reload_mid_hand_resumes_the_same_seat_and_hand(server, browser):
+    page, errors = new_page(browser)
+    code = create_room(page, server.http, name="Bea", hands="1")
+    for _ in range(3):
+        play_until(page, ".actions[data-prompt]")
+        before_melds = page.locator(".seat.pos-bottom .meld").count()
+        page.locator(".actions[data-prompt]").wait_for()
+        if page.locator("button[data-discard]").count():
+            break
+        page.click("button.act-pass")
+    page.wait_for_selector("button[data-discard]")
+    hand_before = page.get_attribute(".my-hand", "data-hand")
+    rivers_before = [
+        page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)
+    ]
+    page.reload()
+    page.wait_for_selector("button[data-discard]")
+    assert page.url.endswith(f"/r/{code}")
+    assert page.locator(".seat.pos-bottom .name").inner_text() == "Bea (you)"
+    assert page.get_attribute(".my-hand", "data-hand") == hand_before
+    assert page.locator(".seat.pos-bottom .meld").count() == before_melds
+    assert [
+        page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)
+    ] == rivers_before
+    play_until(page, ".settlement.open table.settle")
+    assert errors == []
+
+
+def test_phone_portrait(server, browser):
+    page, errors = new_page(
+        browser, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+        has_touch=True,
+    )
+    create_room(page, server.http, name="Phone", hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the table is {width}px wide on a 390px phone"
+    tiles = page.locator(".my-hand .tile")
+    box = tiles.last.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390
+    page.locator(".seat.pos-bottom .mult").tap()
+    assert page.locator(".mult-detail").count() == 1
+    shot(page, "phone-table")
+    play_until(page, ".settlement.open table.settle")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "phone-settlement")
+    assert errors == []
+
+
+def test_replay_viewer_steps_forward_and_back_with_every_hand_open(server, browser):
+    page, errors = new_page(browser)
+    code = create_room(page, server.http, name="Cy", hands="1")
+    play_until(page, ".settlement.open table.settle")
+    page.click(".replay-link")
+    page.wait_for_url(f"**/replay/{code}/0")
+    page.wait_for_selector(".replay .open-hand")
+    events = record_of(server, code, 0)
+    deal = events[1]
+    hands = [page.locator(f".seat[data-seat='{s}'] .open-hand .tile").count() for s in range(4)]
+    assert hands == [len(h.replace("m", "").replace("p", "").replace("s", "").replace("z", ""))
+                     for h in deal["hands"]]
+    assert page.locator("[data-step=prev]").is_disabled()
+    page.click("[data-step=next]")
+    page.click("[data-step=next]")
+    assert page.get_attribute(".step", "data-step-no") == "2"
+    page.click("[data-step=prev]")
+    assert page.get_attribute(".step", "data-step-no") == "1"
+    page.click("[data-step=last]")
+    page.wait_for_selector(".replay .settlement table.settle")
+    assert page.locator("[data-step=next]").is_disabled()
+    shot(page, "replay-end")
+    page.click("[data-step=first]")
+    assert page.locator(".replay .settlement table").count() == 0
+    assert errors == []
+
+
+def test_chinese_and_english(server, browser):
+    page, _ = new_page(browser, locale="en-US")
+    page.goto(server.http + "/")
+    page.wait_for_selector("#rules-cap")
+    assert page.inner_text(".create h2") == "Create a room"
+    page.click("#lang")
+    page.wait_for_selector("#rules-cap")
+    assert page.inner_text(".create h2") == "开房"
+    assert "封顶" in page.inner_text("label[for=rules-cap]")
+    create_room(page, server.http, name="Di", hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    assert "翻牌" in page.inner_text(".centre")
+    page.click("#lang")
+    assert "Indicator" in page.inner_text(".centre")
+
+
+def test_presets_endpoint_lists_every_setting(server):
+    status, body = server.get("/api/presets")
+    assert status == 200
+    data = json.loads(body)
+    assert set(data["presets"]) == set(PRESETS)
+    keys = {f["key"] for f in data["fields"]}
+    assert keys == set(PRESETS["wuhan-hongzhong-kaikou"].to_json()) - {"preset", "game"}
+    assert data["table"]["hands"] == 4

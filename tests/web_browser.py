@@ -1,0 +1,120 @@
+"""Debian's Chromium driven by Playwright for the web client's tests (issue 9).
+
+The browser is the system's ``/usr/bin/chromium`` (``scripts/test.sh`` installs it and a CJK font
+with apt-get when missing); Playwright's own browser downloads are never used. Screenshots go to
+``$LAIZI_TEST_OUTPUT/web`` (default ``test-output/web`` in the repository), kept as artifacts.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Page, sync_playwright
+
+CHROMIUM = os.environ.get("LAIZI_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(os.environ.get("LAIZI_TEST_OUTPUT", ROOT / "test-output")) / "web"
+FAST_TABLE = {"bot_delay_ms": "0", "between_hands_ms": "0", "action_seconds": "600"}
+
+
+def launch() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_page(browser: Browser, **options: Any) -> tuple[Page, list[str]]:
+    """A page in a fresh context, and the list its console errors and page errors go to."""
+    context = browser.new_context(**options)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on(
+        "console",
+        lambda m: errors.append(m.text)
+        if m.type == "error" and "404" not in m.text and "401" not in m.text
+        else None,
+    )
+    page.set_default_timeout(20_000)
+    return page, errors
+
+
+def shot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def create_room(page: Page, base: str, name: str = "Alice", **table: str) -> str:
+    """Create a room from the lobby's form (one seat for people, bots fill the rest); its code."""
+    page.goto(base + "/")
+    page.wait_for_selector("#rules-cap")
+    page.fill("#player-name", name)
+    for key, value in {**FAST_TABLE, **table}.items():
+        field = page.locator(f"#table-{key}")
+        if field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+    page.click("#create-room")
+    page.wait_for_url("**/r/*")
+    page.wait_for_selector(".board")
+    return page.url.rsplit("/", 1)[1]
+
+
+def click_once(page: Page) -> bool:
+    """Answer the pending prompt by clicking, as a careful player would; False if none is open.
+
+    A win is always taken; a claim is passed; on a turn the drawn tile (else the last tile) is
+    discarded — a laizi or must-gang tile that must go is laid out the same way.
+    """
+    actions = page.locator(".actions[data-prompt]")
+    if not actions.count():
+        return False
+    prompt = actions.get_attribute("data-prompt")
+    if page.locator("button.act-win").count():
+        page.click("button.act-win")
+    elif page.locator("button.act-pass").count():
+        page.click("button.act-pass")
+    elif page.locator("button[data-discard]").count():
+        page.locator("button[data-discard]").last.click()
+    else:
+        page.locator("button.act").first.click()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        now = page.locator(".actions[data-prompt]")
+        if not now.count() or now.get_attribute("data-prompt") != prompt:
+            return True
+        time.sleep(0.02)
+    raise AssertionError(f"prompt {prompt} was not answered")
+
+
+def play_until(page: Page, done: str, limit: int = 400) -> int:
+    """Click through prompts until the selector ``done`` appears; returns the clicks made."""
+    clicks = 0
+    deadline = time.monotonic() + 240
+    while not page.locator(done).count():
+        if time.monotonic() > deadline or clicks > limit:
+            raise AssertionError(f"{done} never appeared after {clicks} clicks")
+        if click_once(page):
+            clicks += 1
+        else:
+            time.sleep(0.03)
+    return clicks
