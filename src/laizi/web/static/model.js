@@ -77,7 +77,7 @@ export function applyEvent(model, ev) {
         model.drawn = ev.tile;
       }
       if (model.rob && ev.from === "back" && ev.seat === model.rob.seat) {
-        const meld = p.melds.find((m) => m.kind === "pung" && m.tiles[1] === model.rob.tile[1] && m.tiles[0] === model.rob.tile[0]);
+        const meld = p.melds.find((m) => m.kind === "pung" && m.tiles === meldText(model.rob.tile, 3));
         if (meld) { meld.kind = "added_kong"; meld.tiles = meldText(model.rob.tile, 4); }
       }
       model.rob = null;

@@ -50,13 +50,14 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
       let contract = "";
       if (s.contract != null && seat === s.contract) contract = named(CONTRACT_NAMES, s.contract_reason);
       const pts = payments[seat];
+      const contractCell = s.contract != null ? `<td>${contract}</td>` : "";
       return `<tr class="${isWinner ? "winner" : ""}" data-seat="${seat}">` +
         `<th>${esc(names(seat))}<br><small>${isWinner ? t("winner") : t("loser")}${seat === dealer ? " · " + t("dealer") : ""}</small></th>` +
-        `<td class="factors">${multiplierHtml(m)}</td><td>${before}</td><td>${after}</td><td>${contract}</td>` +
+        `<td class="factors">${multiplierHtml(m)}</td><td>${before}</td><td>${after}</td>${contractCell}` +
         `<td class="points ${pts > 0 ? "plus" : pts < 0 ? "minus" : ""}">${pts > 0 ? "+" : ""}${num(pts)}</td></tr>`;
     });
     table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("factors")}</th><th>${t("before_caps")}</th>` +
-      `<th>${t("after_caps")}</th><th>${t("contract")}</th><th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+      `<th>${t("after_caps")}</th>${s.contract != null ? `<th>${t("contract")}</th>` : ""}<th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
     if (s.contract != null) table += `<p>${t("contract")}: ${esc(named(CONTRACT_NAMES, s.contract_reason))} — ${t("contract_pays", esc(names(s.contract)), num(payments[w]))}</p>`;
   } else {
     const rows = [0, 1, 2, 3].map((seat) => `<tr data-seat="${seat}"><th>${esc(names(seat))}</th><td class="points">${num(payments[seat])}</td></tr>`);
