@@ -115,6 +115,7 @@ const TEXT = {
   open_rooms: ["开放的房间", "Open rooms"],
   no_accounts: ["本服务器没有账号功能：以游客身份玩。", "This server has no accounts: you play as a guest."],
   none_yet: ["暂无", "none yet"],
+  none: ["无", "none"],
   lang_switch: ["English", "中文"],
   phase_claim: ["等待吃碰杠胡", "claims"],
   phase_final: ["海底", "last tiles (海底)"],

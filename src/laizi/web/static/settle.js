@@ -58,7 +58,8 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
     });
     table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("factors")}</th><th>${t("before_caps")}</th>` +
       `<th>${t("after_caps")}</th>${s.contract != null ? `<th>${t("contract")}</th>` : ""}<th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
-    if (s.contract != null) table += `<p>${t("contract")}: ${esc(named(CONTRACT_NAMES, s.contract_reason))} — ${t("contract_pays", esc(names(s.contract)), num(payments[w]))}</p>`;
+    if (s.contract != null) table += `<p class="contract">${t("contract")}: ${esc(named(CONTRACT_NAMES, s.contract_reason))} — ${t("contract_pays", esc(names(s.contract)), num(payments[w]))}</p>`;
+    else table += `<p class="contract muted">${t("contract")}: ${t("none")}</p>`;
   } else {
     const rows = [0, 1, 2, 3].map((seat) => `<tr data-seat="${seat}"><th>${esc(names(seat))}</th><td class="points">${num(payments[seat])}</td></tr>`);
     table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
