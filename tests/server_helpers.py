@@ -127,15 +127,19 @@ class Client:
     async def _read(self) -> None:
         try:
             async for raw in self.ws:
-                message = json.loads(raw)
-                self.messages.append(message)
-                if message["type"] in ("event", "snapshot"):
-                    self.last_seq = message["seq"]
-                elif message["type"] == "joined":
-                    self.seat, self.token = message["seat"], message["token"]
-                await self.queue.put(message)
+                frame = json.loads(raw)
+                for message in frame if isinstance(frame, list) else [frame]:
+                    await self._keep(message)
         except websockets.ConnectionClosed:
             pass
+
+    async def _keep(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        if message["type"] in ("event", "snapshot"):
+            self.last_seq = message["seq"]
+        elif message["type"] == "joined":
+            self.seat, self.token = message["seat"], message["token"]
+        await self.queue.put(message)
 
     async def send(self, message: dict[str, Any] | str) -> None:
         await self.ws.send(message if isinstance(message, str) else json.dumps(message))

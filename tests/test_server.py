@@ -508,3 +508,41 @@ def test_kill_9_mid_hand_and_restart_loses_nothing_accepted(tmp_path: Path) -> N
         assert verify([e for h in hands for e in h]).ok
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("preset", ["wuhan-qipi-koukou", "wuhan-facai-kaikou", "baishan"])
+def test_every_game_the_engine_knows_plays_and_verifies_with_the_cli(
+    server: ServerProcess, preset: str, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from tests.server_helpers import SRC
+
+    room = server.create_room(preset, players=1, hands=2, bot_level="random", **FAST)
+
+    async def main() -> Client:
+        c = await Client.connect(server.ws)
+        await c.join(room["code"])
+        await play(c, random.Random(preset))
+        return c
+
+    c = run(main())
+    hands = records(server, room["code"])
+    assert hands and hands[0][0]["rules"]["preset"] == preset
+    offset = 0
+    for record, shown in zip(hands, split_hands(stream_events(c.messages)), strict=True):
+        check_hand_stream(record, shown, 0)
+        check_prompts(record, c.messages, 0, offset)
+        offset += len(shown)
+    path = tmp_path / "match.jsonl"
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for h in hands for e in h))
+    done = subprocess.run(
+        [sys.executable, "-c", "from laizi.cli import main; main()", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok")

@@ -177,7 +177,8 @@ class GreedyBot(Bot):
             draws = shapes.shanten_after_draw(counts, wild)
             return 1, sum(unseen[t] for t, s in enumerate(draws) if s is not None and s <= 0) / 4
         draws = shapes.shanten_after_draw(counts, wild)
-        return shanten, float(sum(unseen[t] for t, s in enumerate(draws) if s is not None and s < shanten))
+        useful = sum(unseen[t] for t, s in enumerate(draws) if s is not None and s < shanten)
+        return shanten, float(useful)
 
     # --- claims -----------------------------------------------------------------------------
     def claim(self, table: SeatTable, legal: Sequence[Action]) -> Action:

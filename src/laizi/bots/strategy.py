@@ -111,7 +111,9 @@ STRATEGIES: dict[str, type[Strategy]] = {}
 
 def strategy_for(rules: Any) -> Strategy:
     """The strategy for a room's settings (its ``game``)."""
-    import laizi.bots.wuhan  # noqa: F401  (registers the games' strategies)
+    # The game modules register their strategies when imported.
+    from laizi.bots import baishan as _baishan  # noqa: F401
+    from laizi.bots import wuhan as _wuhan  # noqa: F401
 
     return STRATEGIES.get(getattr(rules, "game", ""), Strategy)(rules)
 

@@ -52,6 +52,12 @@ class StrongBot(GreedyBot):
     """Greedy's efficiency plus value, danger and contracts (see the module's notes)."""
 
     slack = 1
+    use_plans = True
+    use_danger = True
+    use_contracts = True
+    danger_scale = 1.0
+    laizi_late = 0
+    """Keep a single laizi as a wildcard while the shanten is above this (then lay it out)."""
 
     def act(self, view, legal):  # type: ignore[no-untyped-def]
         self._plans: list[Plan] | None = None
@@ -59,18 +65,20 @@ class StrongBot(GreedyBot):
 
     def plans(self, table: SeatTable) -> list[Plan]:
         if self._plans is None:
-            self._plans = self.strategy.plans(table) if table.live > 12 else []
+            self._plans = (
+                self.strategy.plans(table) if self.use_plans and table.live > 12 else []
+            )
         return self._plans
 
     # --- wins -------------------------------------------------------------------------------
     def take_win(self, table: SeatTable, win: Action) -> bool:
-        if table.phase == "claim" and self.strategy.pass_small_win(table):
-            return False
-        return True
+        return not (table.phase == "claim" and self.strategy.pass_small_win(table))
 
     def lay_out_wild(self, table: SeatTable, shanten_now: int) -> bool:
         # With a big hand in view the minimum is no concern and the laizi is worth keeping.
         if self.plans(table) and table.counts[table.laizi or 0] < 2:
+            return False
+        if table.counts[table.laizi or 0] < 2 and shanten_now > self.laizi_late:
             return False
         return super().lay_out_wild(table, shanten_now)
 
@@ -81,14 +89,17 @@ class StrongBot(GreedyBot):
         value = super().discard_value(table, tile, shanten, wild)
         if plans and not plans[0].keeps(tile):
             value += plans[0].weight * 4
+        if not self.use_danger:
+            return value
         own = max(0, shanten)
         weight = DEFENSE.get(own, FAR_DEFENSE)
         danger = sum(
             self.strategy.threat(table, other) * tile_danger(table, tile, other.discards)
             for other in table.opponents
         )
-        value -= weight * danger
-        value -= 4.0 * self.strategy.liability(table, tile, shanten <= 0)
+        value -= self.danger_scale * weight * danger
+        if self.use_contracts:
+            value -= 4.0 * self.strategy.liability(table, tile, shanten <= 0)
         return value
 
     # --- claims -----------------------------------------------------------------------------
@@ -104,8 +115,8 @@ class StrongBot(GreedyBot):
             if after <= now and action.type in (PUNG, KONG, CHOW):
                 return True
         cost = self.strategy.opening_cost(table)
-        if cost and action.type != KONG and after >= now:
-            return False
+        if cost and action.type != KONG and (after >= now or after > 1):
+            return False  # an opening that costs is made only to get ready
         if cost and action.type == CHOW and tile is not None and tile in TERMINALS_AND_HONORS:
             return after < now
         return super().claim_ok(table, action, now, after)

@@ -76,6 +76,7 @@ class SeatTable:
         if self.claim_tile is not None:
             seen[self.claim_tile] += 1
         self.melds: list[tuple[str, list[int]]] = []
+        self.meld_from: list[int | None] = []
         self.laid_out: list[int] = []
         self.openings = 0
         self.multiplier = 1
@@ -100,6 +101,7 @@ class SeatTable:
             ready = bool(player.get("declared_ready", False))
             if player["seat"] == self.seat:
                 self.melds, self.laid_out = melds, laid
+                self.meld_from = [m.get("from") for m in player["melds"]]
                 self.openings, self.multiplier = player["openings"], multiplier
                 self.declared_ready = ready
                 self.river = river

@@ -35,6 +35,9 @@ def deal(
     seed: str | None = typer.Option(None, "--seed", help="The wall's seed: 64 hex digits."),
     dealer: int = typer.Option(0, "--dealer", min=0, max=3, help="The first dealer's seat."),
     hands: int = typer.Option(1, "--hands", min=1, help="Hands to play as one match."),
+    json_output: bool = typer.Option(
+        False, "--json", help="Accepted for uniformity: the output is always JSON lines."
+    ),
 ) -> None:
     """Play hands with uniformly random legal actions and print their record."""
     try:

@@ -30,6 +30,9 @@ __all__ = ["replay"]
 def replay(
     script: str = typer.Argument(..., help="A replay script (JSON), or - for standard input."),
     lang: str | None = LangOption,
+    json_output: bool = typer.Option(
+        False, "--json", help="Accepted for uniformity: the output is always JSON lines."
+    ),
 ) -> None:
     """Replay a scripted hand: hands, indicator, draws, replacements and actions → events."""
     language = lang_or_exit(lang)

@@ -40,4 +40,5 @@ def serve(
         log_level=log_level,
         ws_max_size=MAX_MESSAGE_BYTES * 16,
         access_log=False,
+        ws_per_message_deflate=False,
     )

@@ -20,6 +20,7 @@ from laizi.engine.actions import (
     ADDED_KONG,
     CHOW,
     CONCEALED_KONG,
+    DECLARE_READY,
     DISCARD,
     KONG,
     LAY_OUT,
@@ -40,7 +41,7 @@ __all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why
 # Actions are immutable values: build each one once (the hot path only picks them).
 _TILE_ACTIONS = {
     kind: tuple(tuple(Action(seat, kind, tile) for tile in range(34)) for seat in range(4))
-    for kind in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG)
+    for kind in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG, DECLARE_READY)
 }
 _PLAIN_ACTIONS = {
     kind: tuple(Action(seat, kind) for seat in range(4)) for kind in (WIN, PASS, PUNG, KONG)
@@ -87,6 +88,8 @@ def _legal_actions(state: HandState, seat: int) -> list[Action]:
 def _turn_actions(state: HandState) -> list[Action]:
     seat = state.turn
     player = state.players[seat]
+    if player.declared_ready:
+        return _locked_turn_actions(state, seat)
     counts = player.counts
     mask = state.special_mask
     can_replace = state.back > state.front
@@ -111,8 +114,21 @@ def _turn_actions(state: HandState) -> list[Action]:
             if meld.kind == PUNG and counts[meld.tiles[0]]:
                 kongs.append(_TILE_ACTIONS[ADDED_KONG][seat][meld.tiles[0]])
     actions += kongs
+    declare = _TILE_ACTIONS[DECLARE_READY][seat]
+    actions += [declare[t] for t in state.ruleset.declarable_discards(state, seat)]
     if state.drawn is not None and _offer(state, seat, state.drawn, _SELF_DRAW) is not None:
         actions.append(_PLAIN_ACTIONS[WIN][seat])
+    return actions
+
+
+def _locked_turn_actions(state: HandState, seat: int) -> list[Action]:
+    """报听 locks the hand (Part B): discard the tile just drawn, or win with it."""
+    actions: list[Action] = []
+    drawn = state.drawn
+    if drawn is not None:
+        actions.append(_TILE_ACTIONS[DISCARD][seat][drawn])
+        if _offer(state, seat, drawn, _SELF_DRAW) is not None:
+            actions.append(_PLAIN_ACTIONS[WIN][seat])
     return actions
 
 
@@ -179,6 +195,11 @@ def _turn(state: HandState, action: Action, events: list[Event]) -> None:
     if kind == DISCARD and not state.special_mask[tile]:
         _discard(state, events, seat, tile)
         return
+    if kind == DECLARE_READY:
+        player.declared_ready = True  # 报听 (Part B): the hand is locked from now on
+        events.append({"type": "declare_ready", "seat": seat, "tile": TILE[tile]})
+        _discard(state, events, seat, tile)
+        return
     if kind in (DISCARD, LAY_OUT):
         player.counts[tile] -= 1
         player.laid_out.append(tile)
@@ -193,6 +214,7 @@ def _turn(state: HandState, action: Action, events: list[Event]) -> None:
         player.melds.append(TableMeld(CONCEALED_KONG, (tile,) * 4, None))
         state.kongs_made += 1
         events.append({"type": "concealed_kong", "seat": seat, "tile": TILE[tile]})
+        _kong_paid(state, events, seat, CONCEALED_KONG, tile)
         _replacement(state, events, seat)
     elif kind == ADDED_KONG:
         player.counts[tile] -= 1
@@ -226,7 +248,7 @@ def _open_window(state: HandState, events: list[Event], seat: int, tile: int, ph
         opts: list[Action] = []
         if not player.win_locked and _offer(state, other, tile, how) is not None:
             opts.append(_PLAIN_ACTIONS[WIN][other])
-        if phase == CLAIM and not state.special_mask[tile]:
+        if phase == CLAIM and not state.special_mask[tile] and not player.declared_ready:
             n = player.counts[tile]
             if n >= 2:
                 opts.append(_PLAIN_ACTIONS[PUNG][other])
@@ -327,6 +349,7 @@ def _resolve(state: HandState, events: list[Event]) -> None:
         player.melds.append(TableMeld("exposed_kong", (tile,) * 4, discarder))
         state.kongs_made += 1
         events.append({"type": "kong", "seat": seat, "tile": TILE[tile], "from": discarder})
+        _kong_paid(state, events, seat, "exposed_kong", tile)
         _replacement(state, events, seat)
 
 
@@ -337,7 +360,24 @@ def _complete_added_kong(state: HandState, events: list[Event], seat: int, tile:
             melds[index] = TableMeld(ADDED_KONG, (tile,) * 4, meld.from_seat)
             break
     state.kongs_made += 1
+    _kong_paid(state, events, seat, ADDED_KONG, tile)
     _replacement(state, events, seat)
+
+
+def _kong_paid(state: HandState, events: list[Event], seat: int, kind: str, tile: int) -> None:
+    """A kong that stands may be paid on the spot (Baishan, Part B): a ``kong_paid`` event."""
+    payments = state.ruleset.kong_payments(state, seat, kind, tile)
+    if payments is None:
+        return
+    state.kong_paid = tuple(a + b for a, b in zip(state.kong_paid, payments, strict=True))
+    events.append(
+        {
+            "type": "kong_paid",
+            "seat": seat,
+            "tile": TILE[tile],
+            "payments": [number(p) for p in payments],
+        }
+    )
 
 
 # --- draws ------------------------------------------------------------------------------------
@@ -432,6 +472,10 @@ def _end(
     how: str | None,
     escaped: int | None = None,
 ) -> None:
+    kongs = state.kong_paid
+    if any(kongs):
+        # Kong payments made on the spot stand whatever the end (Part B): they join the total.
+        payments = tuple(p + k for p, k in zip(payments, kongs, strict=True))
     state.result = {
         "reason": reason,
         "winner": winner,
@@ -447,6 +491,8 @@ def _end(
         "winner": winner,
         "payments": [number(p) for p in payments],
     }
+    if any(kongs):
+        event["kong_payments"] = [number(k) for k in kongs]
     if any(Fraction(float(p)) != p for p in payments):
         # A share such as 400/3 has no exact decimal: the exact value goes alongside (A7).
         event["payments_exact"] = [str(Fraction(p)) for p in payments]

@@ -10,7 +10,16 @@
 
 from __future__ import annotations
 
-from laizi.engine.actions import ADDED_KONG, CHOW, CONCEALED_KONG, DISCARD, LAY_OUT, WIN, Action
+from laizi.engine.actions import (
+    ADDED_KONG,
+    CHOW,
+    CONCEALED_KONG,
+    DECLARE_READY,
+    DISCARD,
+    LAY_OUT,
+    WIN,
+    Action,
+)
 from laizi.engine.events import TILE
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 
@@ -93,12 +102,27 @@ def _reason(state: HandState, action: Action) -> tuple[str, str]:
 def _tile_reason(state: HandState, action: Action) -> tuple[str, str] | None:
     seat = action.seat
     tile = action.tile
-    if tile is None or action.type not in (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG):
+    kinds = (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG, DECLARE_READY)
+    if tile is None or action.type not in kinds:
         return None
     name = TILE[tile]
-    held = state.players[seat].counts[tile]
+    player = state.players[seat]
+    held = player.counts[tile]
     if not held:
         return f"座位 {seat} 手里没有 {name}", f"seat {seat} holds no {name}"
+    if player.declared_ready:
+        drawn = "?" if state.drawn is None else TILE[state.drawn]
+        return (
+            f"座位 {seat} 已报听，牌已锁定：只能打出摸到的 {drawn}",
+            f"seat {seat} declared ready: the hand is locked, it may only discard the tile it "
+            f"drew ({drawn})",
+        )
+    if action.type == DECLARE_READY:
+        return (
+            f"打出 {name} 后不是单钓、夹、边或只胡幺九，不能报听",
+            f"after discarding {name} the hand does not wait on a single tile kind (夹, 边, "
+            "单调) or on terminals only: no 报听",
+        )
     if action.type == LAY_OUT and not state.special_mask[tile]:
         return (
             f"{name} 既不是要杠的牌也不是癞子",

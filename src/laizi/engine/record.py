@@ -3,7 +3,8 @@
 A record is every event of a hand in order: ``start`` (rules, dealer, running totals and the
 commitment ``sha256(seed)``), ``deal``, then every decision and its consequences (draws happen
 by themselves), and ``end`` (winner, payments, the settlement, and the seed revealed).  The
-decisions are the events ``discard``, ``lay_out``, ``concealed_kong``, ``added_kong``, ``claim``,
+decisions are the events ``discard``, ``lay_out``, ``concealed_kong``, ``added_kong``,
+``declare_ready``, ``claim``,
 ``pass``, ``abandon`` and a self-drawn ``win``; everything else follows from them and the wall.
 So a record replays: re-derive the wall from the revealed seed, feed the decisions to the
 engine, and every event must come out identical.  ``docs/engine.md`` has the full format.
@@ -21,6 +22,7 @@ from laizi.engine.actions import (
     ADDED_KONG,
     CHOW,
     CONCEALED_KONG,
+    DECLARE_READY,
     DISCARD,
     LAY_OUT,
     PASS,
@@ -45,7 +47,7 @@ __all__ = [
     "verify",
 ]
 
-_TILE_DECISIONS = (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG)
+_TILE_DECISIONS = (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG, DECLARE_READY)
 
 
 class RecordError(ValueError):

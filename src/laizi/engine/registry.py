@@ -1,6 +1,6 @@
 """From room settings to the ruleset object that plays them.
 
-Issue 5 adds Baishan by adding one entry to :data:`RULESETS`; nothing else in the engine changes.
+Baishan (issue 5) is one more entry of :data:`RULESETS`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,13 @@ def _wuhan(settings: Settings) -> Ruleset:
     return WuhanRuleset(settings)
 
 
-RULESETS: dict[str, Callable[[Settings], Ruleset]] = {"wuhan": _wuhan}
+def _baishan(settings: Settings) -> Ruleset:
+    from laizi.engine.baishan import BaishanRuleset
+
+    return BaishanRuleset(settings)
+
+
+RULESETS: dict[str, Callable[[Settings], Ruleset]] = {"wuhan": _wuhan, "baishan": _baishan}
 """The ruleset class of each game id (``Settings.game``)."""
 
 

@@ -79,6 +79,21 @@ class Ruleset(ABC):
         """Whether passing a win bars a seat from winning until its own next draw (A6)."""
         return False
 
+    def declarable_discards(self, state: HandState, seat: int) -> Sequence[int]:
+        """The tiles ``seat``, on its turn, may discard while declaring ready (报听, Part B).
+
+        A seat that declared is locked: from then on it only discards what it draws, claims
+        nothing but a win and makes no kong.  Wuhan has no 报听: none."""
+        return ()
+
+    def kong_payments(
+        self, state: HandState, seat: int, kind: str, tile: int
+    ) -> tuple[Fraction, ...] | None:
+        """What a kong that stands pays on the spot (Baishan, Part B): four Fractions, zero-sum,
+        added to the hand's payments whatever its end; ``None`` when kongs pay nothing then
+        (Wuhan: a kong is a factor of the settlement, A7)."""
+        return None
+
     # --- wins and money -------------------------------------------------------------------
     @abstractmethod
     def win_offer(self, state: HandState, seat: int, tile: int, how: str) -> WinOffer | None:

@@ -73,6 +73,8 @@ class PlayerState:
     openings: int = 0
     """Chows, pungs and exposed kongs (开口, A5); an added kong is not a new one."""
     win_locked: bool = False
+    declared_ready: bool = False
+    """报听 (Part B): the hand is locked — discard the drawn tile, claim only a win, no kong."""
 
     def copy(self) -> PlayerState:
         return PlayerState(
@@ -83,6 +85,7 @@ class PlayerState:
             self.claimed[:],
             self.openings,
             self.win_locked,
+            self.declared_ready,
         )
 
     def concealed(self) -> list[int]:
@@ -115,7 +118,9 @@ class HandState:
     drawn: int | None = None
     """The tile the turn seat just drew, or None after a claim (no self-drawn win then)."""
     after_kong: bool = False
-    """The drawn tile is a replacement draw (杠上花 if it wins)."""
+    """The drawn tile is a replacement draw (杠上花 if it wins).  It stays set through the claim
+    window of the discard that follows, so a ruleset can tell a discard right after a kong
+    (Baishan's 杠后点炮)."""
     kongs_made: int = 0
     """Kongs so far, every tile laid out included (each took a replacement draw, A5)."""
     final_draws_left: int = 0
@@ -133,6 +138,8 @@ class HandState:
     """Events produced so far (the index the next event gets in the record)."""
     legal_cache: tuple[int, int, list[Action]] | None = None
     """The last ``legal_actions`` answer: (events, seat, actions); ``apply`` checks against it."""
+    kong_paid: tuple[Fraction, ...] = (Fraction(0),) * 4
+    """What kongs have paid on the spot so far (``Ruleset.kong_payments``; Baishan)."""
 
     def __repr__(self) -> str:
         hands = " ".join(format_tiles(p.concealed()) for p in self.players)
@@ -190,6 +197,8 @@ class HandState:
             self.special_mask,
             None if self.result is None else dict(self.result),
             self.events,
+            None,
+            self.kong_paid,
         )
 
     def tiles_in_play(self) -> list[int]:

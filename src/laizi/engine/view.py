@@ -39,6 +39,7 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
                 "discards": [TILE[t] for t in p.river],
                 "claimed": list(p.claimed),
                 "openings": p.openings,
+                "declared_ready": p.declared_ready,
             }
         )
     multipliers = state.ruleset.multipliers(state)
@@ -61,6 +62,7 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
         "tiles_left": state.wall_left,
         "live": max(state.live, 0),
         "scores": [number(x) for x in state.scores],
+        "kong_payments": [number(x) for x in state.kong_paid],
         "commitment": state.commitment,
         "players": players,
     }

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from laizi import hand as hand_shapes
 from laizi.engine.ruleset import Ruleset, Specials, WinOffer
-from laizi.rules import HandRules, Meld, Settings, ruleset
+from laizi.rules import HandRules, Meld, Settings, WuhanRules, ruleset
 from laizi.scoring import PlayerHand, WinSituation
 
 if TYPE_CHECKING:
@@ -39,7 +39,9 @@ class WuhanRuleset(Ruleset):
         if settings.game != "wuhan":
             raise ValueError(f"not Wuhan settings: game {settings.game!r}")
         self.settings = settings
-        self.rules = ruleset(settings)
+        rules = ruleset(settings)
+        assert isinstance(rules, WuhanRules)
+        self.rules = rules
         self.reserve = settings.haidi_reserve
         self._hands: dict[int, tuple[Specials, HandRules]] = {}
 

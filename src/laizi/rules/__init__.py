@@ -1,7 +1,9 @@
-"""The rules of a room: settings and presets, and Wuhan's hand rules (RULES.md Part A)."""
+"""The rules of a room: settings and presets, Wuhan's hand rules (RULES.md Part A) and
+Baishan's (Part B, :mod:`laizi.rules.baishan`)."""
 
+from laizi.rules.baishan import RANKS, Rank, rank_for
 from laizi.rules.melds import MELD_KINDS, OPENING_KINDS, Meld
-from laizi.rules.ruleset import HandRules, WuhanRules, ruleset
+from laizi.rules.ruleset import BaishanRules, HandRules, WuhanRules, ruleset
 from laizi.rules.settings import PRESETS, Settings, SettingsError, preset
 from laizi.rules.wuhan import SpecialTiles, special_tiles
 
@@ -9,13 +11,17 @@ __all__ = [
     "MELD_KINDS",
     "OPENING_KINDS",
     "PRESETS",
+    "RANKS",
+    "BaishanRules",
     "HandRules",
     "Meld",
+    "Rank",
     "Settings",
     "SettingsError",
     "SpecialTiles",
     "WuhanRules",
     "preset",
+    "rank_for",
     "ruleset",
     "special_tiles",
 ]

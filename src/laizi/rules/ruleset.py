@@ -19,14 +19,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from laizi.rules import baishan
 from laizi.rules.melds import Meld
 from laizi.rules.settings import Settings
 from laizi.rules.wuhan import SpecialTiles, claim_order, next_dealer, special_tiles, winning_tiles
 
 if TYPE_CHECKING:
+    from laizi.scoring.baishan import BaishanSettlement
     from laizi.scoring.model import Multiplier, Settlement, WinSituation
 
-__all__ = ["HandRules", "WuhanRules", "ruleset"]
+__all__ = ["BaishanRules", "HandRules", "WuhanRules", "ruleset"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,12 @@ class WuhanRules:
         from laizi.scoring.settle import score
 
         return score(situation)
+
+    def check_situation(self, situation: WinSituation) -> None:
+        """Raise ``InputError`` (naming the field) for a hand that can't have happened."""
+        from laizi.scoring.validate import check_situation
+
+        check_situation(situation)
 
 
 @dataclass(frozen=True)
@@ -93,8 +101,69 @@ class HandRules:
         return current_multiplier(self.settings, self.special, melds, laid_out, dealer=dealer)
 
 
-def ruleset(settings: Settings) -> WuhanRules:
-    """The rules object for a room's settings (Baishan's joins it with issue 5)."""
-    if settings.game != "wuhan":
-        raise ValueError(f"no rules for game {settings.game!r} yet")
-    return WuhanRules(settings)
+@dataclass(frozen=True)
+class BaishanRules:
+    """Baishan's answers for one room's settings (RULES.md Part B).
+
+    >>> from laizi.rules import preset
+    >>> rules = ruleset(preset("baishan"))
+    >>> rules.claim_order(dealer=0, discarder=2), rules.rank_for(90000).zh
+    ((3, 0, 1), '东风')
+    """
+
+    settings: Settings
+
+    def claim_order(self, dealer: int, discarder: int) -> tuple[int, ...]:
+        """One winner per discard: the first in turn order after the discarder (Part B)."""
+        return claim_order(self.settings.win_priority, dealer, discarder)
+
+    def next_dealer(self, dealer: int, winner: int | None) -> int:
+        """Stays on a dealer win or a drawn hand, else the next seat (Part B)."""
+        return next_dealer(dealer, winner)
+
+    def escape_payments(self, seat: int) -> tuple[Fraction, ...]:
+        """逃跑: 64 × the room base, shared by the other three (Part B)."""
+        from laizi.scoring.escape import escape_payments
+
+        return escape_payments(self.settings, seat)
+
+    def kong_payments(self, dealer: int, seat: int, kind: str, tile: int) -> tuple[Fraction, ...]:
+        """What a kong pays on the spot (Part B)."""
+        return baishan.kong_payments(self.settings.base, dealer, seat, kind, tile)
+
+    def winning_tiles(self, concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+        """The kinds that complete a 3n+1 hand into an allowed win."""
+        return baishan.winning_tiles(concealed, melds)
+
+    def declarable_discards(self, concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+        """报听: the discards after which a 3n+2 hand may declare ready."""
+        return baishan.declarable_discards(concealed, melds)
+
+    def rank_for(self, points: int | Fraction) -> baishan.Rank:
+        """The strength-point rank (白板 … 雀神)."""
+        return baishan.rank_for(points)
+
+    def score(self, situation: WinSituation) -> BaishanSettlement:
+        """The settlement of a claimed win, kong payments included (Part B)."""
+        from laizi.scoring.baishan import score_baishan
+
+        return score_baishan(situation)
+
+    def check_situation(self, situation: WinSituation) -> None:
+        from laizi.scoring.baishan import check_baishan
+
+        check_baishan(situation)
+
+
+_RULES: dict[str, type[WuhanRules] | type[BaishanRules]] = {
+    "wuhan": WuhanRules,
+    "baishan": BaishanRules,
+}
+
+
+def ruleset(settings: Settings) -> WuhanRules | BaishanRules:
+    """The rules object for a room's settings: Wuhan's (Part A) or Baishan's (Part B)."""
+    try:
+        return _RULES[settings.game](settings)
+    except KeyError:
+        raise ValueError(f"no rules for game {settings.game!r}") from None

@@ -34,17 +34,34 @@ __all__ = [
     "PRESETS",
     "VARIANTS",
     "WIN_PRIORITIES",
+    "WUHAN_ONLY",
     "Settings",
     "SettingsError",
     "preset",
 ]
 
-GAMES = ("wuhan",)
-"""Games this version knows.  Baishan (``"baishan"``) arrives with its own preset (issue 5)."""
-VARIANTS = ("hongzhong", "hongzhong_facai", "qipi_silai")
-"""Wuhan tile variants, RULES.md A1."""
-MODES = ("kaikou", "koukou")
-"""Wuhan doubling modes, RULES.md A1: 开口翻 and 口口翻."""
+GAMES = ("wuhan", "baishan")
+"""Games this version knows: Wuhan (Part A) and Baishan (Part B)."""
+VARIANTS = ("hongzhong", "hongzhong_facai", "qipi_silai", "none")
+"""Wuhan tile variants, RULES.md A1 (``"none"``: Baishan, which has no variants)."""
+MODES = ("kaikou", "koukou", "none")
+"""Wuhan doubling modes, RULES.md A1: 开口翻 and 口口翻 (``"none"``: Baishan)."""
+WUHAN_ONLY = frozenset(
+    {
+        "variant",
+        "mode",
+        "laizi_gang_factor",
+        "big_self_draw_factor",
+        "big_discard_factor",
+        "pass_win_locked",
+        "haidi_reserve",
+        "golden_cap",
+        "sunshine_cap",
+        "three_suns_cap",
+        "min_points",
+    }
+)
+"""Settings that mean nothing in Baishan (Part B): a Baishan room can't override them."""
 WIN_PRIORITIES = ("from_dealer", "from_discarder")
 """Who wins a discard several players claim, RULES.md A6 一炮单响."""
 
@@ -64,7 +81,7 @@ class Settings:
     preset: str
     """The preset this room started from (a label: it is not part of :meth:`short_hash`)."""
     game: str
-    """``"wuhan"`` (``"baishan"`` comes with issue 5)."""
+    """``"wuhan"`` (Part A) or ``"baishan"`` (Part B)."""
     variant: str
     """Tile variant, A1: ``hongzhong``, ``hongzhong_facai`` or ``qipi_silai``."""
     mode: str
@@ -82,7 +99,7 @@ class Settings:
     haidi_reserve: int
     """Tiles at the back of the wall never drawn normally (海底), A8."""
     cap: Fraction
-    """封顶: the most one loser pays, A9."""
+    """封顶: the most one loser pays, A9 (Baishan: 2^6 = 64, Part B)."""
     golden_cap: Fraction
     """金顶: what each loser pays when all three exceed ``cap``, A9."""
     sunshine_cap: Fraction
@@ -116,6 +133,8 @@ class Settings:
                 raise SettingsError(str(key), "unknown setting")
             if key in ("preset", "game") and value != getattr(self, key):
                 raise SettingsError(key, f"is fixed by the preset ({getattr(self, key)!r})")
+            if self.game == "baishan" and key in WUHAN_ONLY and value != getattr(self, key):
+                raise SettingsError(str(key), "is a Wuhan setting; Baishan rooms have no such rule")
             changes[key] = _coerce(key, value)
         return dataclasses.replace(self, **changes)
 
@@ -134,9 +153,13 @@ class Settings:
         return preset(name).with_overrides({k: v for k, v in obj.items() if k != "preset"})
 
     def to_json(self) -> dict[str, Any]:
-        """Every setting as plain JSON values (whole numbers as ints, others as decimals)."""
+        """Every setting as plain JSON values (whole numbers as ints, others as decimals).
+
+        A Baishan room leaves out the Wuhan-only settings (:data:`WUHAN_ONLY`)."""
         out: dict[str, Any] = {}
         for field in fields(self):
+            if self.game == "baishan" and field.name in WUHAN_ONLY:
+                continue
             value = getattr(self, field.name)
             out[field.name] = _json_value(value)
         return out
@@ -213,6 +236,10 @@ def _validate(s: Settings) -> None:
     for key, choices in _CHOICES.items():
         if getattr(s, key) not in choices:
             raise SettingsError(key, f"{getattr(s, key)!r} is not one of {', '.join(choices)}")
+    for key in ("variant", "mode"):
+        # "none" is Baishan's (no variants); a Wuhan room always has a real one (A1).
+        if (getattr(s, key) == "none") != (s.game == "baishan"):
+            raise SettingsError(key, f"{getattr(s, key)!r} does not go with game {s.game!r}")
     for key in ("laizi_gang_factor", "big_self_draw_factor", "big_discard_factor"):
         if not 1 <= getattr(s, key) <= _MAX_FACTOR:
             raise SettingsError(key, f"a doubling factor must be between 1 and {_MAX_FACTOR}")
@@ -291,9 +318,35 @@ _PRESET_SHAPES = {
     "wuhan-qipi-kaikou": ("qipi_silai", "kaikou"),
     "wuhan-qipi-koukou": ("qipi_silai", "koukou"),
 }
+def _baishan() -> Settings:
+    """白山麻将 (Part B): the cap 2^6 units, escape 64 units, one winner from the discarder.
+
+    The Wuhan-only fields carry neutral values (never read: :data:`WUHAN_ONLY`)."""
+    return Settings(
+        preset="baishan",
+        game="baishan",
+        variant="none",
+        mode="none",
+        laizi_gang_factor=Fraction(1),
+        big_self_draw_factor=Fraction(1),
+        big_discard_factor=Fraction(1),
+        pass_win_locked=False,
+        win_priority="from_discarder",
+        haidi_reserve=0,
+        cap=Fraction(64),
+        golden_cap=Fraction(64),
+        sunshine_cap=Fraction(64),
+        three_suns_cap=Fraction(64),
+        escape_penalty=Fraction(64),
+        min_points=Fraction(0),
+        base=Fraction(1),
+    )
+
+
 PRESETS: dict[str, Settings] = {
     name: _wuhan(name, variant, mode) for name, (variant, mode) in _PRESET_SHAPES.items()
 }
+PRESETS["baishan"] = _baishan()
 """Every preset by name."""
 
 

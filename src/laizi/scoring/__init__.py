@@ -16,7 +16,12 @@
 [-16, -64, -32, 112]
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from laizi.rules.melds import Meld
+from laizi.rules.ruleset import ruleset
 from laizi.scoring.escape import escape_payments
 from laizi.scoring.input import situation_from_json
 from laizi.scoring.model import (
@@ -27,7 +32,10 @@ from laizi.scoring.model import (
     Settlement,
     WinSituation,
 )
-from laizi.scoring.settle import current_multiplier, multipliers, score, standing_factors
+from laizi.scoring.settle import current_multiplier, multipliers, standing_factors
+
+if TYPE_CHECKING:
+    from laizi.scoring.baishan import BaishanSettlement
 
 __all__ = [
     "Factor",
@@ -44,3 +52,9 @@ __all__ = [
     "situation_from_json",
     "standing_factors",
 ]
+
+
+def score(situation: WinSituation) -> Settlement | BaishanSettlement:
+    """Settle a claimed win by the rules of its room's game: Wuhan (A3–A10,
+    :func:`laizi.scoring.settle.score`) or Baishan (Part B, :mod:`laizi.scoring.baishan`)."""
+    return ruleset(situation.settings).score(situation)

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from laizi.rules.melds import MELD_KINDS, Meld
+from laizi.rules.ruleset import ruleset
 from laizi.rules.settings import Settings, SettingsError
 from laizi.scoring.model import InputError, PlayerHand, WinSituation
-from laizi.scoring.validate import check_situation
 from laizi.tiles import TileParseError, parse_tile, parse_tiles
 
 __all__ = ["situation_from_json"]
@@ -54,7 +54,7 @@ def situation_from_json(obj: Any) -> WinSituation:
     situation = WinSituation(
         settings=settings,
         dealer=_int(_required(data, "dealer"), "dealer"),
-        indicator=_tile(_required(data, "indicator"), "indicator"),
+        indicator=None if data.get("indicator") is None else _tile(data["indicator"], "indicator"),
         winner=_int(_required(data, "winner"), "winner"),
         win=_str(_required(data, "win"), "win"),
         from_seat=None if data.get("from") is None else _int(data["from"], "from"),
@@ -64,7 +64,7 @@ def situation_from_json(obj: Any) -> WinSituation:
         players=players,  # type: ignore[arg-type]
         after_kong_discard=_bool(data.get("after_kong_discard", False), "after_kong_discard"),
     )
-    check_situation(situation)
+    ruleset(settings).check_situation(situation)  # Wuhan's or Baishan's checks
     return situation
 
 

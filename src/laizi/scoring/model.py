@@ -68,7 +68,8 @@ class WinSituation:
 
     settings: Settings
     dealer: int
-    indicator: int
+    indicator: int | None
+    """The turned tile (Wuhan); ``None`` in Baishan, which turns none."""
     winner: int
     win: str
     from_seat: int | None
@@ -82,8 +83,9 @@ class WinSituation:
         source = "" if self.from_seat is None else f" from {self.from_seat}"
         return (
             f"WinSituation({self.settings.preset}, seat {self.winner} {self.win}{source} "
-            f"on {format_tile(self.winning_tile)}, dealer {self.dealer}, "
-            f"indicator {format_tile(self.indicator)})"
+            f"on {format_tile(self.winning_tile)}, dealer {self.dealer}"
+            + ("" if self.indicator is None else f", indicator {format_tile(self.indicator)}")
+            + ")"
         )
 
 

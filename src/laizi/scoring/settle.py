@@ -101,6 +101,7 @@ def score(situation: WinSituation) -> Settlement:
     """Settle a claimed win: allowed or the refusal reason, and who pays what (A3–A10)."""
     check_situation(situation)
     settings = situation.settings
+    assert situation.indicator is not None  # check_situation guarantees it
     special = special_tiles(settings.variant, situation.indicator)
     winner = situation.players[situation.winner]
     assert winner.hand is not None  # check_situation guarantees it

@@ -49,6 +49,8 @@ def check_situation(s: WinSituation) -> None:
         raise InputError(
             "after_kong_discard", "is a Baishan field (杠后点炮); Wuhan has no such rule"
         )
+    if s.indicator is None:
+        raise InputError("indicator", "missing: the turned-up tile, e.g. \"5m\"")
     if not 0 <= s.indicator < KINDS:
         raise InputError("indicator", f"not a tile id: {s.indicator!r}")
     if not 0 <= s.winning_tile < KINDS:
@@ -125,6 +127,7 @@ def _check_players(s: WinSituation, laizi: int, must_gang: frozenset[int]) -> No
 
 def _check_counts(s: WinSituation) -> None:
     counts = [0] * KINDS
+    assert s.indicator is not None
     counts[s.indicator] += 1
     counts[s.winning_tile] += 1
     for player in s.players:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import html
 import json
 import logging
@@ -50,6 +51,35 @@ class Hub:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.rooms: dict[str, Room] = {}
+        self.held: list[tuple[Conn, dict[str, Any]]] = []
+        self.flush_scheduled = False
+
+    def post(self, conn: Conn, message: dict[str, Any]) -> None:
+        """Send a room's message once the database holds everything staged so far."""
+        self.held.append((conn, message))
+        self.schedule_flush()
+
+    def schedule_flush(self) -> None:
+        """Commit (and send) at the end of this turn of the event loop."""
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit what the rooms staged (one transaction), then let their messages go."""
+        self.flush_scheduled = False
+        try:
+            self.store.commit()
+        except Exception:
+            log.exception("the database refused a write: messages held back")
+            self.held.clear()
+            return
+        held, self.held = self.held, []
+        by_conn: dict[Conn, list[dict[str, Any]]] = {}
+        for conn, message in held:
+            by_conn.setdefault(conn, []).append(message)
+        for conn, messages in by_conn.items():
+            conn.send_many(messages)
 
     def create_room(self, body: Any) -> Room:
         if not isinstance(body, dict):
@@ -66,7 +96,7 @@ class Hub:
         while code in self.rooms or self.store.room_id(code) is not None:
             code = new_code()
         room_id = self.store.create_room(code, rules.to_json(), table.to_json())
-        room = Room(self.store, room_id, code, rules, table)
+        room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
         self.rooms[code] = room
         if table.players == 0:
             room.start_match()
@@ -83,6 +113,8 @@ class Hub:
                     row.code,
                     Settings.from_json(row.rules),
                     TableSettings.from_json(row.table_settings),
+                    self.post,
+                    self.schedule_flush,
                 )
                 from laizi.server.room import Seat
 
@@ -156,6 +188,9 @@ def create_app(db_url: str) -> Starlette:
         hub = Hub(store)
         state["hub"] = hub
         recovered = hub.recover()
+        # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
+        gc.collect()
+        gc.freeze()
         log.info("laizi server ready (%d room(s) recovered)", recovered)
         yield
         store.close()
@@ -219,15 +254,30 @@ def create_app(db_url: str) -> Starlette:
                 return
             outbox.put_nowait(encode(message))
 
+        def send_many(messages: list[dict[str, Any]]) -> None:
+            if len(messages) == 1:
+                send(messages[0])
+            elif outbox.qsize() > OUTBOX_LIMIT:
+                outbox.put_nowait(None)
+            else:
+                outbox.put_nowait("[" + ",".join(encode(m) for m in messages) + "]")
+
         async def writer() -> None:
+            # Whatever is waiting goes in one frame: a message, or an array of messages in order.
             while True:
-                text = await outbox.get()
-                if text is None:
+                texts = [await outbox.get()]
+                while not outbox.empty():
+                    texts.append(outbox.get_nowait())
+                if None in texts:
                     await ws.close(code=1008)
                     return
-                await ws.send_text(text)
+                if len(texts) == 1:
+                    await ws.send_text(texts[0])  # type: ignore[arg-type]
+                else:
+                    parts = [t[1:-1] if t.startswith("[") else t for t in texts]  # type: ignore[union-attr]
+                    await ws.send_text("[" + ",".join(parts) + "]")
 
-        conn = Conn(send)
+        conn = Conn(send, send_many)
         task = asyncio.create_task(writer())
         send({"type": "welcome", "protocol": PROTOCOL_VERSION, "max_message": MAX_MESSAGE_BYTES})
         try:

@@ -58,8 +58,14 @@ def new_code(length: int = 6) -> str:
 class Conn:
     """One client connection: what it is (a seat, a spectator, nothing yet) and its outbox."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], None],
+        send_many: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> None:
         self.send = send
+        self.send_many = send_many or (lambda messages: [send(m) for m in messages] and None)
+        """Several messages at once (one frame)."""
         self.room: Room | None = None
         self.seat: int | None = None
         self.spectator = False
@@ -102,8 +108,14 @@ class Room:
         code: str,
         rules: Settings,
         table: TableSettings,
+        post: Callable[[Conn, dict[str, Any]], None] | None = None,
+        staged: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
+        self.post: Callable[[Conn, dict[str, Any]], None] = post or (lambda c, m: c.send(m))
+        """How a message leaves: the hub holds it until the database has what it tells."""
+        self.staged: Callable[[], None] = staged or store.commit
+        """Called after an action's events are staged: the hub commits them soon."""
         self.id = room_id
         self.code = code
         self.rules = rules
@@ -118,6 +130,9 @@ class Room:
         self.hand_events: list[dict[str, Any]] = []
         self.streams: dict[int | None, list[dict[str, Any]]] = {v: [] for v in VIEWERS}
         self.hand_starts: dict[int | None, int] = {v: 0 for v in VIEWERS}
+        """Each viewer's sequence number before the current hand: only the current hand's
+        events are kept in memory (an older ``last_seq`` gets a snapshot)."""
+        self.seq: dict[int | None, int] = {v: 0 for v in VIEWERS}
         self.prompts: dict[int, Prompt] = {}
         self.timers: set[asyncio.TimerHandle] = set()
         self.live = True
@@ -181,7 +196,7 @@ class Room:
             return
         message = {"type": "room", "room": self.info()}
         for conn, _ in self._conns():
-            conn.send(message)
+            self.post(conn, message)
 
     # -- joining and leaving -----------------------------------------------------------------------
     def join(self, conn: Conn, msg: Join) -> None:
@@ -190,13 +205,18 @@ class Room:
         if msg.spectate:
             self.spectators.add(conn)
             conn.room, conn.seat, conn.spectator = self, None, True
-            conn.send({"type": "joined", "room": self.code, "seat": None, "token": None})
+            self.post(conn, {"type": "joined", "room": self.code, "seat": None, "token": None})
             self._catch_up(conn, msg.last_seq)
             self._broadcast_info()
             return
         if msg.token is not None:
             seat = next(
-                (i for i, s in enumerate(self.seats) if s.token and s.token == msg.token), None
+                (
+                    i
+                    for i, s in enumerate(self.seats)
+                    if s.token and secrets.compare_digest(s.token, msg.token)
+                ),
+                None,
             )
             if seat is None:
                 raise ProtocolError("bad_token", "no seat of this room has that token")
@@ -237,26 +257,28 @@ class Room:
         if s.grace is not None:
             s.grace.cancel()
             s.grace = None
-        conn.send({"type": "joined", "room": self.code, "seat": seat, "token": s.token})
+        self.post(conn, {"type": "joined", "room": self.code, "seat": seat, "token": s.token})
 
     def _catch_up(self, conn: Conn, last_seq: int | None) -> None:
         """The missed events (or a snapshot), then the room and any pending prompt."""
         viewer = conn.seat
         stream = self.streams[viewer]
         start = self.hand_starts[viewer]
-        if last_seq is not None and start <= last_seq <= len(stream):
-            for i in range(last_seq, len(stream)):
-                conn.send({"type": "event", "seq": i + 1, "event": stream[i]})
+        now = self.seq[viewer]
+        if last_seq is not None and start <= last_seq <= now:
+            for i in range(last_seq, now):
+                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i - start]})
         else:
-            conn.send(
+            self.post(
+                conn,
                 {
                     "type": "snapshot",
-                    "seq": len(stream),
+                    "seq": now,
                     "room": self.info(),
                     "view": None if self.state is None else view(self.state, viewer),
-                }
+                },
             )
-        conn.send({"type": "room", "room": self.info()})
+        self.post(conn, {"type": "room", "room": self.info()})
         if viewer is not None and viewer in self.prompts:
             self._send_prompt(self.prompts[viewer])
 
@@ -294,7 +316,7 @@ class Room:
         if conn in self.spectators or seat is not None:
             self.disconnect(conn)
         conn.room, conn.seat, conn.spectator = None, None, False
-        conn.send({"type": "left", "room": self.code})
+        self.post(conn, {"type": "left", "room": self.code})
 
     def _escape(self, seat: int) -> None:
         self.seats[seat].leaving = True
@@ -330,7 +352,8 @@ class Room:
         self.state = state
         self.hand_events = []
         for v in VIEWERS:
-            self.hand_starts[v] = len(self.streams[v])
+            self.hand_starts[v] = self.seq[v]
+            self.streams[v] = []
         self._emit(events)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
@@ -342,12 +365,12 @@ class Room:
                 shown = seat_event(event, v)
                 if shown is None:
                     continue
-                stream = self.streams[v]
-                stream.append(shown)
-                message = {"type": "event", "seq": len(stream), "event": shown}
+                self.streams[v].append(shown)
+                self.seq[v] += 1
+                message = {"type": "event", "seq": self.seq[v], "event": shown}
                 for conn, seat in conns:
                     if seat == v:
-                        conn.send(message)
+                        self.post(conn, message)
 
     def act(self, conn: Conn, msg: Act) -> None:
         seat = conn.seat
@@ -397,7 +420,7 @@ class Room:
             s.auto_shown = on
             self._broadcast_info()
         for conn in s.conns:
-            conn.send({"type": "auto", "on": on})
+            self.post(conn, {"type": "auto", "on": on})
 
     def _play(self, seat: int, action: Action) -> None:
         """Apply an action: check it, write its events to the database, then tell everyone."""
@@ -420,6 +443,7 @@ class Room:
                 status = (self.id, "over")
         if self.live and self.hand_id is not None:
             self.store.append(self.hand_id, len(self.hand_events), events, finished, status)
+            self.staged()
         self._emit(events)
         self._after()
 
@@ -487,7 +511,7 @@ class Room:
                 continue
             s = self.seats[seat]
             legal = legal_actions(state, seat)
-            pid = sum(len(st) for st in self.streams.values()) * 4 + seat
+            pid = sum(self.seq.values()) * 4 + seat
             prompt = Prompt(pid, seat, legal, self.loop.time())
             self.prompts[seat] = prompt
             if s.kind == "bot" or s.auto:
@@ -509,13 +533,13 @@ class Room:
             "type": "prompt",
             "id": prompt.id,
             "phase": None if state is None else state.phase,
-            "legal": [{k: v for k, v in a.to_json().items() if k != "seat"} for a in prompt.legal],
+            "legal": [_action_json(a) for a in prompt.legal],
             "seconds": self.table.action_seconds,
             "bank": round(s.bank, 3),
             "elapsed": round(self.loop.time() - prompt.started, 3),
         }
         for conn in s.conns:
-            conn.send(message)
+            self.post(conn, message)
 
     def _auto_move(self, seat: int, pid: int) -> None:
         prompt = self.prompts.get(seat)
@@ -581,6 +605,13 @@ class Room:
             self._later(self.table.between_hands_ms, self._deal)
         else:
             self._refresh_prompts()
+
+
+def _action_json(action: Action) -> dict[str, Any]:
+    """An action as a prompt offers it: the engine's JSON without the seat."""
+    out = action.to_json()
+    del out["seat"]
+    return out
 
 
 def _canonical(events: list[dict[str, Any]]) -> str:

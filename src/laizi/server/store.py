@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from sqlalchemy import (
     Boolean,
     Column,
@@ -105,8 +106,12 @@ class HandRow:
     events: list[dict[str, Any]]
 
 
+_encoder = msgspec.json.Encoder()
+
+
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON, Chinese kept readable (as the engine's records)."""
+    return _encoder.encode(obj).decode("utf-8")
 
 
 class Store:
@@ -114,6 +119,9 @@ class Store:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        self.staged_events: list[dict[str, Any]] = []
+        self.staged_finished: list[int] = []
+        self.staged_status: list[tuple[int, str]] = []
         self.engine: Engine = create_engine(url)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -193,8 +201,10 @@ class Store:
     def start_hand(
         self, room_id: int, number: int, dealer: int, seed: bytes, first: list[dict[str, Any]]
     ) -> int:
-        """A new hand with its secret seed and its first events, in one transaction."""
+        """A new hand with its secret seed and its first events, in one transaction (with
+        whatever was staged before it, so the log never gets ahead of itself)."""
         with self.engine.begin() as c:
+            self._write_staged(c)
             result = c.execute(
                 insert(hands).values(
                     room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
@@ -215,21 +225,34 @@ class Store:
         finished: bool,
         room_status: tuple[int, str] | None = None,
     ) -> None:
-        """Append one action's events at index ``start`` (one transaction); mark the hand
-        finished (and the room's new status) in the same transaction."""
-        with self.engine.begin() as c:
-            c.execute(
-                insert(events),
-                [
-                    {"hand_id": hand_id, "idx": start + i, "body": _dumps(e)}
-                    for i, e in enumerate(new)
-                ],
-            )
-            if finished:
-                c.execute(update(hands).where(hands.c.id == hand_id).values(finished=True))
-            if room_status is not None:
-                room_id, status = room_status
-                c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+        """Stage one action's events at index ``start``, with the hand finished (and the room's
+        new status) when it ends; :meth:`commit` writes everything staged in one transaction.
+
+        The server commits before it sends anything (group commit: the actions accepted in
+        one turn of the event loop share a transaction)."""
+        self.staged_events += [
+            {"hand_id": hand_id, "idx": start + i, "body": _dumps(e)} for i, e in enumerate(new)
+        ]
+        if finished:
+            self.staged_finished.append(hand_id)
+        if room_status is not None:
+            self.staged_status.append(room_status)
+
+    def commit(self) -> None:
+        """Write what :meth:`append` staged (nothing to do when nothing is staged)."""
+        if self.staged_events or self.staged_finished or self.staged_status:
+            with self.engine.begin() as c:
+                self._write_staged(c)
+
+    def _write_staged(self, c: Any) -> None:
+        rows, finished, statuses = self.staged_events, self.staged_finished, self.staged_status
+        self.staged_events, self.staged_finished, self.staged_status = [], [], []
+        if rows:
+            c.execute(insert(events), rows)
+        for hand_id in finished:
+            c.execute(update(hands).where(hands.c.id == hand_id).values(finished=True))
+        for room_id, status in statuses:
+            c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
 
     def hands(self, room_id: int) -> list[HandRow]:
         out = []

@@ -1,0 +1,229 @@
+"""Load benchmark of the online table — ``python benchmarks/bench_server.py [--json]``.
+
+Starts one ``laizi serve`` process on 127.0.0.1 (a free port, a fresh SQLite file in a temporary
+directory), creates ``--tables`` rooms of four people each, and connects 4 × tables scripted
+WebSocket clients.  Each client answers every prompt after a think time drawn uniformly from
+100–300 ms (a win when offered, else a random legal action).  After ``--seconds`` of play the
+clients stop and the figures are printed.
+
+Latency is measured at the client: from sending an action to receiving the event of that
+decision (the server has checked it, written it to the database and broadcast it by then).
+
+Keys printed as the last line with ``--json`` (INTERFACES.md):
+
+``tables``         tables played
+``actions_per_s``  decisions accepted per second, all tables together
+``p50_ms``         median action → own-event latency
+``p99_ms``         99th percentile of that latency
+``errors``         error messages, unexpected disconnects, timed-out decisions (托管) and
+                   clients that failed to connect
+
+Goal (issue 7): 200 tables, p99 < 50 ms, zero errors on the project's 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "win")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", f"sqlite:///{db}"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from laizi.cli import main; main()", *args, "--log-level", "error"],
+        env=env,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def create_room(port: int) -> str:
+    body = {
+        "rules": "wuhan-hongzhong-kaikou",
+        "table": {"players": 4, "hands": 64, "action_seconds": 60, "between_hands_ms": 500},
+    }
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/rooms",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return str(json.loads(r.read())["code"])
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.actions = 0
+        self.errors = 0
+        self.error_kinds: dict[str, int] = {}
+        self.measuring = False
+
+    def error(self, kind: str) -> None:
+        self.errors += 1
+        self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
+
+
+async def player(
+    url: str, code: str, seat: int, stats: Stats, stop: asyncio.Event, rng: random.Random
+) -> None:
+    """One scripted person: join the seat, answer each prompt after a 100–300 ms think."""
+    try:
+        ws = await websockets.connect(url, max_size=2**22, open_timeout=60, compression=None)
+    except Exception:
+        stats.error("connect")
+        return
+    sent_at: list[float] = []
+
+    async def answer(prompt: dict[str, Any]) -> None:
+        await asyncio.sleep(rng.uniform(0.1, 0.3))
+        if stop.is_set():
+            return
+        legal = prompt["legal"]
+        wins = [a for a in legal if a["type"] == "win"]
+        action = wins[0] if wins else rng.choice(legal)
+        sent_at[:] = [time.perf_counter()]
+        await ws.send(json.dumps({"type": "act", "prompt": prompt["id"], "action": action}))
+
+    def handle(message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "event":
+            event = message["event"]
+            if sent_at and event.get("seat") == seat and event["type"] in DECISIONS:
+                if stats.measuring:
+                    stats.latencies.append(time.perf_counter() - sent_at[0])
+                    stats.actions += 1
+                sent_at.clear()
+        elif kind == "prompt":
+            tasks.add(asyncio.create_task(answer(message)))
+        elif kind == "error":
+            stats.error("error:" + message["code"])
+        elif kind == "auto" and message["on"]:
+            stats.error("timeout")
+
+    tasks: set[asyncio.Task[None]] = set()
+    try:
+        await ws.send(json.dumps({"type": "join", "room": code, "seat": seat}))
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), 1.0)
+            except TimeoutError:
+                continue
+            frame = json.loads(raw)
+            for message in frame if isinstance(frame, list) else [frame]:
+                handle(message)
+            tasks = {t for t in tasks if not t.done()}
+    except websockets.ConnectionClosed:
+        if not stop.is_set():
+            stats.error("disconnected")
+    finally:
+        for task in tasks:
+            task.cancel()
+        await ws.close()
+
+
+async def run(port: int, tables: int, seconds: float, warmup: float, seed: int) -> dict[str, Any]:
+    url = f"ws://127.0.0.1:{port}/ws"
+    codes = [create_room(port) for _ in range(tables)]
+    stats = Stats()
+    stop = asyncio.Event()
+    rng = random.Random(seed)
+    tasks = []
+    for code in codes:
+        for seat in range(4):
+            r = random.Random(rng.getrandbits(64))
+            tasks.append(asyncio.create_task(player(url, code, seat, stats, stop, r)))
+            await asyncio.sleep(0.002)  # don't open hundreds of sockets in one burst
+    await asyncio.sleep(warmup)
+    stats.measuring = True
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    stats.measuring = False
+    elapsed = time.perf_counter() - started
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lat = sorted(stats.latencies)
+    p50 = statistics.median(lat) * 1000 if lat else None
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000 if lat else None
+    return {
+        "tables": tables,
+        "clients": 4 * tables,
+        "seconds": round(elapsed, 1),
+        "actions": stats.actions,
+        "actions_per_s": round(stats.actions / elapsed, 1),
+        "p50_ms": None if p50 is None else round(p50, 2),
+        "p99_ms": None if p99 is None else round(p99, 2),
+        "max_ms": round(lat[-1] * 1000, 2) if lat else None,
+        "errors": stats.errors,
+        "error_kinds": stats.error_kinds,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--port", type=int, help="use a server already running on this port")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 600:
+        parser.error("--tables must be 1–1000 and --seconds 0–600")
+    if args.port:
+        result = asyncio.run(run(args.port, args.tables, args.seconds, args.warmup, args.seed))
+        print(json.dumps(result) if args.json else result)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        server = start_server(Path(tmp) / "bench.sqlite3", port)
+        try:
+            result = asyncio.run(run(port, args.tables, args.seconds, args.warmup, args.seed))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>14}: {value}")
+
+
+if __name__ == "__main__":
+    main()

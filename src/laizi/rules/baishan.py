@@ -1,0 +1,268 @@
+"""Baishan mahjong 白山麻将 (RULES.md Part B): what a winning hand is, 报听, kongs, ranks.
+
+No wild tiles, no indicator.  A hand wins when it is complete — pair and four melds, seven pairs
+(七对) or thirteen orphans (十三幺) — holds a terminal or an honor somewhere (不断幺九) and, unless
+it is seven pairs or thirteen orphans, at least one triplet or kong.
+
+>>> from laizi.tiles import count_vector, parse_tiles, format_tile
+>>> v = evaluate(count_vector(parse_tiles("111m234p567p789s55z")), ())
+>>> v.allowed, [r.shape for r in v.readings]
+(True, ['pinghu'])
+>>> evaluate(count_vector(parse_tiles("234m234p567p345s55s")), ()).reason
+'no_terminal'
+>>> [format_tile(t) for t in winning_tiles(count_vector(parse_tiles("111m234p567p79s55z")), ())]
+['8s']
+>>> rank_for(1234).zh, rank_for(1234).en
+('四万', '4 Characters')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import NamedTuple
+
+from laizi import hand as shapes
+from laizi.rules.melds import Meld
+
+__all__ = [
+    "BIG_KONG_TILES",
+    "RANKS",
+    "TERMINALS",
+    "TERMINALS_AND_HONORS",
+    "BaishanReading",
+    "BaishanVerdict",
+    "Rank",
+    "declarable_discards",
+    "evaluate",
+    "kong_payments",
+    "may_declare_ready",
+    "rank_for",
+    "winning_tiles",
+]
+
+TERMINALS = frozenset({0, 8, 9, 17, 18, 26})
+"""1 and 9 of each suit (幺九)."""
+TERMINALS_AND_HONORS = TERMINALS | frozenset(range(27, 34))
+"""What a winning hand must hold at least one of (不断幺九, Part B)."""
+BIG_KONG_TILES = frozenset({0, 9, 18})
+"""大杠: a kong of 1m, 1p or 1s is paid double (Part B)."""
+
+_TERMINAL_MASK = tuple(t in TERMINALS_AND_HONORS for t in range(34))
+
+
+@dataclass(frozen=True, slots=True)
+class BaishanReading:
+    """One way to read a winning hand.
+
+    ``shape``: ``pinghu`` (pair + four melds, at least one triplet), ``piaohu`` (飘胡: every meld
+    a triplet or kong), ``qidui`` (seven pairs) or ``shisanyao`` (thirteen orphans).
+    ``chows`` / ``triplets``: the lowest tile of each concealed sequence / each concealed
+    triplet of this reading (the table melds are not repeated here); ``pair`` its pair.
+    """
+
+    shape: str
+    chows: tuple[int, ...] = ()
+    triplets: tuple[int, ...] = ()
+    pair: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BaishanVerdict:
+    """``reason`` is None or the first of ``not_complete``, ``no_terminal``, ``no_triplet``."""
+
+    reason: str | None
+    readings: tuple[BaishanReading, ...]
+
+    @property
+    def allowed(self) -> bool:
+        return self.reason is None
+
+
+def _meld_splits(counts: list[int], start: int) -> Iterator[list[tuple[str, int]]]:
+    """Every way to split ``counts`` (no pair left) into triplets and sequences."""
+    i = start
+    while i < 34 and not counts[i]:
+        i += 1
+    if i == 34:
+        yield []
+        return
+    if counts[i] >= 3:
+        counts[i] -= 3
+        for rest in _meld_splits(counts, i):
+            yield [("pung", i), *rest]
+        counts[i] += 3
+    if i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        counts[i] -= 1
+        counts[i + 1] -= 1
+        counts[i + 2] -= 1
+        for rest in _meld_splits(counts, i):
+            yield [("chow", i), *rest]
+        counts[i] += 1
+        counts[i + 1] += 1
+        counts[i + 2] += 1
+
+
+def _standard_readings(counts: list[int]) -> list[BaishanReading]:
+    """Pair + melds readings of the concealed part (melds on the table excluded)."""
+    found = []
+    work = list(counts)
+    for pair in range(34):
+        if work[pair] < 2:
+            continue
+        work[pair] -= 2
+        for split in _meld_splits(work, 0):
+            chows = tuple(t for k, t in split if k == "chow")
+            triplets = tuple(t for k, t in split if k == "pung")
+            found.append(BaishanReading("pinghu", chows, triplets, pair))
+        work[pair] += 2
+    return found
+
+
+def evaluate(concealed: Sequence[int], melds: Sequence[Meld]) -> BaishanVerdict:
+    """Is this a winning Baishan hand?  ``concealed`` is the count vector *with* the winning
+    tile; ``melds`` the table melds.  Returns every reading the hand allows (Part B)."""
+    counts = list(concealed)
+    size = sum(counts) + 3 * len(melds)
+    if size != 14:
+        return BaishanVerdict("not_complete", ())
+    complete: list[BaishanReading] = []
+    if not melds:
+        if shapes.thirteen_orphans(counts):
+            complete.append(BaishanReading("shisanyao"))
+        elif shapes.seven_pairs(counts):
+            complete.append(BaishanReading("qidui"))
+    standard = _standard_readings(counts) if shapes.complete(counts) else []
+    if not complete and not standard:
+        return BaishanVerdict("not_complete", ())
+    # 不断幺九: a terminal or honor anywhere in the hand, melds included (Part B (1)).
+    if not any(counts[t] for t in TERMINALS_AND_HONORS) and not any(
+        t in TERMINALS_AND_HONORS for m in melds for t in m.tiles
+    ):
+        return BaishanVerdict("no_terminal", ())
+    table_triplets = sum(1 for m in melds if m.kind != "chow")
+    table_chows = len(melds) - table_triplets
+    for reading in standard:
+        if reading.triplets or table_triplets:  # Part B (2): at least one triplet or kong
+            all_triplets = not reading.chows and not table_chows
+            complete.append(
+                BaishanReading(
+                    "piaohu" if all_triplets else "pinghu",
+                    reading.chows,
+                    reading.triplets,
+                    reading.pair,
+                )
+            )
+    if not complete:
+        return BaishanVerdict("no_triplet", ())
+    return BaishanVerdict(None, tuple(complete))
+
+
+def winning_tiles(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    """For a 3n+1 hand: the kinds that would complete it into an allowed win (sorted).
+
+    A kind the hand already holds four of is no wait (as :func:`laizi.hand.waits`)."""
+    counts = list(concealed)
+    candidates = set(shapes.waits(counts))
+    if not melds and sum(counts) == 13:
+        candidates.update(shapes.special_waits(counts))
+    found = []
+    for tile in sorted(candidates):
+        counts[tile] += 1
+        if evaluate(counts, melds).allowed:
+            found.append(tile)
+        counts[tile] -= 1
+    return found
+
+
+def may_declare_ready(waits: Sequence[int]) -> bool:
+    """报听 (Part B): only on a single wait — closed 夹, edge 边 (3 or 7), pair 单调, i.e. one
+    kind of tile wins — or when only terminals (1s and 9s) win (断幺)."""
+    return bool(waits) and (len(waits) == 1 or all(t in TERMINALS for t in waits))
+
+
+def declarable_discards(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    """For a 3n+2 hand on its turn: the discards after which the player may declare ready."""
+    counts = list(concealed)
+    # Only a ready hand can declare: look at the cheap shape test before the full one.
+    if shapes.shanten(counts) > 0 and (melds or sum(counts) != 14 or not _near_special(counts)):
+        return []
+    found = []
+    for tile in range(34):
+        if not counts[tile]:
+            continue
+        counts[tile] -= 1
+        if may_declare_ready(winning_tiles(counts, melds)):
+            found.append(tile)
+        counts[tile] += 1
+    return found
+
+
+def _near_special(counts: Sequence[int]) -> bool:
+    """Whether some discard leaves a 13-tile seven-pairs or thirteen-orphans wait."""
+    pairs = sum(c // 2 for c in counts)
+    orphans = sum(1 for t in TERMINALS_AND_HONORS if counts[t])
+    return pairs >= 6 or orphans >= 12
+
+
+def kong_payments(
+    base: Fraction, dealer: int, seat: int, kind: str, tile: int
+) -> tuple[Fraction, ...]:
+    """What a kong pays on the spot (Part B): each other seat pays the kong's owner.
+
+    An exposed kong (冲杠, 蓄杠) is 1 unit, a concealed one (暗杠) 2; a 大杠 (1m, 1p, 1s) is ×2;
+    a dealer's kong is paid ×2 by everyone, and the dealer pays ×2 for anyone else's kong.
+
+    >>> [int(p) for p in kong_payments(Fraction(1), 0, 0, "concealed_kong", 0)]
+    [24, -8, -8, -8]
+    """
+    unit = Fraction(2 if kind == "concealed_kong" else 1) * base
+    if tile in BIG_KONG_TILES:
+        unit *= 2
+    payments = [Fraction(0)] * 4
+    for other in range(4):
+        if other != seat:
+            amount = unit * (2 if dealer in (seat, other) else 1)
+            payments[other] -= amount
+            payments[seat] += amount
+    return tuple(payments)
+
+
+class Rank(NamedTuple):
+    """A rank of the strength-point ladder (实力积分等级): from ``points`` upwards."""
+
+    points: int
+    zh: str
+    en: str
+
+
+RANKS: tuple[Rank, ...] = (
+    Rank(0, "白板", "White Dragon"),
+    Rank(100, "一万", "1 Character"),
+    Rank(200, "二万", "2 Characters"),
+    Rank(500, "三万", "3 Characters"),
+    Rank(1000, "四万", "4 Characters"),
+    Rank(2000, "五万", "5 Characters"),
+    Rank(5000, "六万", "6 Characters"),
+    Rank(10000, "七万", "7 Characters"),
+    Rank(20000, "八万", "8 Characters"),
+    Rank(50000, "九万", "9 Characters"),
+    Rank(80000, "东风", "East Wind"),
+    Rank(100000, "西风", "West Wind"),
+    Rank(200000, "南风", "South Wind"),
+    Rank(500000, "北风", "North Wind"),
+    Rank(800000, "红中", "Red Dragon"),
+    Rank(1200000, "发财", "Green Dragon"),
+    Rank(2000000, "雀神", "Mahjong God"),
+)
+"""The ladder of Part B, lowest first (the order is 002's: 东, 西, 南, 北)."""
+
+
+def rank_for(points: int | Fraction) -> Rank:
+    """The rank of an accumulated strength-point total; below 0 is still 白板."""
+    found = RANKS[0]
+    for rank in RANKS:
+        if points >= rank.points:
+            found = rank
+    return found

@@ -1,0 +1,74 @@
+"""Helpers for the bot tests: a hand-made seat view, and a state with its hidden tiles redealt."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from laizi.engine import HandState
+from laizi.engine.actions import Action
+
+
+def table_view(
+    concealed: str,
+    *,
+    seat: int = 0,
+    phase: str = "turn",
+    laizi: str | None = "9s",
+    indicator: str | None = "8s",
+    must_gang: tuple[str, ...] = ("7z",),
+    game: str = "wuhan",
+    players: dict[int, dict[str, Any]] | None = None,
+    claim: dict[str, Any] | None = None,
+    drawn: str | None = None,
+    live: int = 50,
+) -> dict[str, Any]:
+    """A seat view as :func:`laizi.engine.view` shapes it, written by hand for a situation."""
+    entries = []
+    for s in range(4):
+        entry: dict[str, Any] = {
+            "seat": s, "hand_size": 13, "melds": [], "laid_out": [], "discards": [],
+            "claimed": [], "openings": 0, "multiplier": {"total": 1, "factors": []},
+            "declared_ready": False,
+        }
+        entry.update((players or {}).get(s, {}))
+        entries.append(entry)
+    view: dict[str, Any] = {
+        "seat": seat, "game": game, "hand": 0, "dealer": 0, "phase": phase, "turn": seat,
+        "to_act": [seat], "indicator": indicator, "laizi": laizi, "pi": [],
+        "must_gang": list(must_gang), "tiles_left": live + 10, "live": live,
+        "scores": [0, 0, 0, 0], "commitment": None, "players": entries,
+        "concealed": concealed, "drawn": drawn, "legal": [],
+    }
+    if claim is not None:
+        view["claim"] = claim
+    return view
+
+
+def discards_of(view: dict[str, Any], seat: int = 0) -> list[Action]:
+    from laizi.tiles import parse_tiles
+
+    return [Action(seat, "discard", t) for t in sorted(set(parse_tiles(view["concealed"])))]
+
+
+def hidden_shuffled(state: HandState, seat: int, rng: random.Random) -> HandState:
+    """A copy where every tile ``seat`` can't see (others' concealed tiles, the wall) is
+    dealt around differently, hand sizes kept."""
+    other = state.copy()
+    hidden = list(state.wall[state.front : state.back])
+    seats = [s for s in range(4) if s != seat]
+    for s in seats:
+        hidden += other.players[s].concealed()
+    rng.shuffle(hidden)
+    position = 0
+    for s in seats:
+        size = other.players[s].size()
+        counts = [0] * 34
+        for tile in hidden[position : position + size]:
+            counts[tile] += 1
+        other.players[s].counts = counts
+        position += size
+    other.wall = state.wall[: state.front] + tuple(hidden[position:]) + state.wall[state.back :]
+    other.legal_cache = None
+    other.offers = {}
+    return other

@@ -1,0 +1,22 @@
+"""CI's short run of the arena benchmark (the documented long run is in docs/bots.md)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_arena.py"
+
+
+def test_bench_arena_smoke():
+    result = subprocess.run(
+        [sys.executable, str(BENCH), "--json", "--walls", "2", "--speed-hands", "2"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    figures = json.loads(result.stdout.splitlines()[-1])
+    for rules in ("wuhan-hongzhong-kaikou", "baishan"):
+        for pairing in ("strong-greedy", "greedy-random"):
+            entry = figures[f"{rules}:{pairing}"]
+            assert len(entry["diff_ci95"]) == 2 and entry["hands_per_s"] > 0
+        for bot in ("random", "greedy", "strong"):
+            assert figures[f"hands_per_s_{bot}_{rules}"] > 0
