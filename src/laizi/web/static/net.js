@@ -17,11 +17,11 @@ export function savedSeat(code) {
 }
 
 export class RoomConnection {
-  constructor(code, { name = "", spectate = false, onMessage, onStatus }) {
+  constructor(code, { name = "", spectate = false, onMessages, onStatus }) {
     this.code = code;
     this.name = name;
     this.spectate = spectate;
-    this.onMessage = onMessage;
+    this.onMessages = onMessages;
     this.onStatus = onStatus;
     this.lastSeq = null;
     this.ws = null;
@@ -50,15 +50,19 @@ export class RoomConnection {
       this.onStatus(true);
     };
     ws.onmessage = (e) => {
-      const msg = JSON.parse(e.data);
-      if (msg.type === "joined" && msg.token) {
-        localStorage.setItem(tokenKey(this.code), JSON.stringify({ token: msg.token, seat: msg.seat }));
+      // A frame holds one message or an array of them, to be read in order (docs/protocol.md).
+      const data = JSON.parse(e.data);
+      const messages = Array.isArray(data) ? data : [data];
+      for (const msg of messages) {
+        if (msg.type === "joined" && msg.token) {
+          localStorage.setItem(tokenKey(this.code), JSON.stringify({ token: msg.token, seat: msg.seat }));
+        }
+        if (msg.type === "error" && msg.code === "bad_token") {
+          localStorage.removeItem(tokenKey(this.code));
+        }
+        if (msg.type === "event" || msg.type === "snapshot") this.lastSeq = msg.seq;
       }
-      if (msg.type === "error" && msg.code === "bad_token") {
-        localStorage.removeItem(tokenKey(this.code));
-      }
-      if (msg.type === "event" || msg.type === "snapshot") this.lastSeq = msg.seq;
-      this.onMessage(msg);
+      this.onMessages(messages);
     };
     ws.onclose = () => {
       if (this.closed) return;

@@ -28,7 +28,7 @@ export class TablePage {
     this.conn = new RoomConnection(code, {
       name,
       spectate: spectate && !savedSeat(code),
-      onMessage: (m) => this.onMessage(m),
+      onMessages: (list) => { list.forEach((m) => this.onMessage(m)); this.render(); },
       onStatus: (up) => { this.online = up; this.render(); },
     });
     this.timer = setInterval(() => this.tick(), 250);
@@ -82,7 +82,6 @@ export class TablePage {
       default:
         break;
     }
-    this.render();
   }
 
   async fetchEnd(hand) {
