@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the tests need, then run them all. This is the README's test command.
+# The database tests run against SQLite and PostgreSQL: unless LAIZI_TEST_POSTGRES_URL names a
+# server already, Debian's PostgreSQL is installed when missing and a throw-away server is started
+# on 127.0.0.1 for the run (scripts/postgres.sh) and stopped at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
@@ -9,6 +12,18 @@ if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sa
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
     apt-get install -y -q chromium fonts-noto-cjk
+fi
+if [ -z "${LAIZI_TEST_POSTGRES_URL:-}" ]; then
+    pgdir=$(mktemp -d /tmp/laizi-test-pg.XXXXXX)
+    trap 'bash scripts/postgres.sh stop "$pgdir"' EXIT
+    if bash scripts/postgres.sh install && url=$(bash scripts/postgres.sh start "$pgdir"); then
+        export LAIZI_TEST_POSTGRES_URL=$url
+    elif [ "${CI:-}" = true ]; then
+        echo "PostgreSQL could not be started; CI needs it" >&2
+        exit 1
+    else
+        echo "warning: PostgreSQL could not be started: its tests will be skipped" >&2
+    fi
 fi
 python3 -m ruff check .
 python3 -m pytest -q

@@ -28,8 +28,8 @@ def free_port() -> int:
 class ServerProcess:
     """``laizi serve`` in a subprocess on 127.0.0.1 and a free port, with its own database."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
-        self.db_url = f"sqlite:///{db_path}"
+    def __init__(self, db_path: Path, port: int | None = None, db_url: str | None = None) -> None:
+        self.db_url = db_url or f"sqlite:///{db_path}"
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = db_path.with_suffix(".log")

@@ -23,8 +23,10 @@ FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory):
-    with ServerProcess(tmp_path_factory.mktemp("server") / "db.sqlite3") as srv:
+def server(tmp_path_factory: pytest.TempPathFactory, module_db_url: str):
+    """One server for the module's tests, on SQLite and on PostgreSQL (tests/conftest.py)."""
+    path = tmp_path_factory.mktemp("server") / "db.sqlite3"
+    with ServerProcess(path, db_url=module_db_url) as srv:
         yield srv
 
 
@@ -464,8 +466,8 @@ def test_fuzzed_messages_never_break_the_server(server: ServerProcess) -> None:
 
 
 # -- crash recovery --
-def test_kill_9_mid_hand_and_restart_loses_nothing_accepted(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path / "db.sqlite3").start()
+def test_kill_9_mid_hand_and_restart_loses_nothing_accepted(tmp_path: Path, db_url: str) -> None:
+    srv = ServerProcess(tmp_path / "db.sqlite3", db_url=db_url).start()
     try:
         room = srv.create_room(players=1, hands=2, **FAST)
         rng = random.Random(11)

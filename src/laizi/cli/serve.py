@@ -16,7 +16,9 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8000, "--port", help="Port to listen on."),
     db: str = typer.Option(
-        None, "--db", help="Database URL (SQLAlchemy), default an SQLite file ./laizi.sqlite3."
+        None,
+        "--db",
+        help="Database URL: sqlite:///FILE (default ./laizi.sqlite3) or postgresql://USER@HOST/DB.",
     ),
     log_level: str = typer.Option("info", "--log-level", help="debug, info, warning, error."),
 ) -> None:

@@ -8,7 +8,7 @@ import gc
 import html
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -19,6 +19,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from laizi.engine.record import to_jsonl
 from laizi.rules import Settings, SettingsError
+from laizi.server.accounts import Accounts
+from laizi.server.api import after_join, api_routes, attach, before_join, current_account
 from laizi.server.protocol import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
@@ -51,6 +53,9 @@ class Hub:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.rooms: dict[str, Room] = {}
+        self.accounts: Accounts | None = None
+        self.on_match_end: Callable[[Room], None] | None = None
+        """Given to every room (issue 8: ``laizi.server.api.on_match_end`` books the results)."""
         self.held: list[tuple[Conn, dict[str, Any]]] = []
         self.flush_scheduled = False
 
@@ -97,6 +102,7 @@ class Hub:
             code = new_code()
         room_id = self.store.create_room(code, rules.to_json(), table.to_json())
         room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
+        room.on_match_end = self.on_match_end
         self.rooms[code] = room
         if table.players == 0:
             room.start_match()
@@ -116,6 +122,7 @@ class Hub:
                     self.post,
                     self.schedule_flush,
                 )
+                room.on_match_end = self.on_match_end
                 from laizi.server.room import Seat
 
                 for seat in row.seats:
@@ -146,7 +153,9 @@ class Hub:
                 room = self.rooms.get(message.room.upper())
                 if room is None:
                     raise ProtocolError("no_room", f"no room has the code {message.room!r}")
+                message = before_join(self, conn, message)
                 room.join(conn, message)
+                after_join(room, conn, message)
             else:
                 room = conn.room
                 if room is None:
@@ -186,6 +195,7 @@ def create_app(db_url: str) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(db_url)
         hub = Hub(store)
+        attach(hub)
         state["hub"] = hub
         recovered = hub.recover()
         # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
@@ -278,6 +288,9 @@ def create_app(db_url: str) -> Starlette:
                     await ws.send_text("[" + ",".join(parts) + "]")
 
         conn = Conn(send, send_many)
+        accounts = hub().accounts
+        if accounts is not None:
+            conn.account = current_account(accounts, ws)
         task = asyncio.create_task(writer())
         send({"type": "welcome", "protocol": PROTOCOL_VERSION, "max_message": MAX_MESSAGE_BYTES})
         try:
@@ -305,5 +318,6 @@ def create_app(db_url: str) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/hands/{number:int}", record),
         WebSocketRoute("/ws", websocket),
+        *api_routes(hub),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

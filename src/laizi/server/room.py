@@ -69,6 +69,8 @@ class Conn:
         self.room: Room | None = None
         self.seat: int | None = None
         self.spectator = False
+        self.account: Any = None
+        """The logged-in account (``laizi.server.accounts.Account``, issue 8); None: a guest."""
 
 
 @dataclass
@@ -137,6 +139,8 @@ class Room:
         self.timers: set[asyncio.TimerHandle] = set()
         self.live = True
         """False while being rebuilt from the database: nothing is sent, nothing scheduled."""
+        self.on_match_end: Callable[[Room], None] | None = None
+        """Called once the match is over (issue 8 books points and ratings there)."""
 
     # -- the outside world -----------------------------------------------------------------------
     @property
@@ -486,6 +490,11 @@ class Room:
                 }
             ]
         )
+        if self.on_match_end is not None:
+            try:
+                self.on_match_end(self)
+            except Exception:  # booking must not stop the table; recovery books it later
+                log.exception("room %s: match-end hook failed", self.code)
         for timer in self.timers:
             timer.cancel()
         self.timers.clear()

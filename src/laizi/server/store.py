@@ -35,7 +35,7 @@ from sqlalchemy import (
     update,
 )
 
-__all__ = ["HandRow", "RoomRow", "Store", "default_db_url", "metadata"]
+__all__ = ["HandRow", "RoomRow", "Store", "database_url", "default_db_url", "metadata"]
 
 metadata = MetaData()
 
@@ -81,6 +81,20 @@ events = Table(
 )
 
 
+def database_url(url: str) -> str:
+    """PostgreSQL URLs go through psycopg 3 (``postgresql://…`` → ``postgresql+psycopg://…``).
+
+    >>> database_url("postgresql://laizi@127.0.0.1:5432/laizi")
+    'postgresql+psycopg://laizi@127.0.0.1:5432/laizi'
+    >>> database_url("sqlite:///x.sqlite3")
+    'sqlite:///x.sqlite3'
+    """
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
 def default_db_url() -> str:
     """An SQLite file in the current directory."""
     return "sqlite:///" + str(Path("laizi.sqlite3").resolve())
@@ -118,11 +132,12 @@ class Store:
     """The database of one server."""
 
     def __init__(self, url: str) -> None:
+        url = database_url(url)
         self.url = url
         self.staged_events: list[dict[str, Any]] = []
         self.staged_finished: list[int] = []
         self.staged_status: list[tuple[int, str]] = []
-        self.engine: Engine = create_engine(url)
+        self.engine: Engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.migrate()

@@ -1,0 +1,342 @@
+"""Accounts: registration, Argon2id password hashes, sessions, and rate-limited login (issue 8).
+
+Passwords are hashed with Argon2id (``argon2-cffi``'s defaults, RFC 9106's low-memory profile)
+and never stored or logged in the clear.  A login gives a random session token (256 bits) that
+the browser keeps in an HTTP-only cookie; the database keeps only its SHA-256, so a stolen copy
+of the database opens no session.  Guests are connections without an account: they play, but
+nothing is kept for them.
+
+>>> check_name("雀神 Ann")
+'雀神 Ann'
+>>> try:
+...     check_name("  ")
+... except AccountError as error:
+...     print(error.code, error)
+bad_name a name has 1–32 characters: letters, digits, spaces, '_', '-' or '.'
+>>> limiter = RateLimiter(limit=2, window=60, clock=lambda: 0.0)
+>>> limiter.hit("ann"), limiter.hit("ann"), limiter.retry_after("ann")
+(None, None, 60.0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from sqlalchemy import (
+    Column,
+    Engine,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+
+from laizi.server.store import metadata
+
+__all__ = [
+    "LOGIN_LIMIT_PER_ACCOUNT",
+    "LOGIN_LIMIT_PER_ADDRESS",
+    "LOGIN_WINDOW_SECONDS",
+    "SESSION_SECONDS",
+    "Account",
+    "AccountError",
+    "Accounts",
+    "RateLimiter",
+    "check_name",
+    "check_password",
+]
+
+SESSION_SECONDS = 30 * 24 * 3600
+"""A session lasts 30 days from login."""
+LOGIN_WINDOW_SECONDS = 15 * 60
+LOGIN_LIMIT_PER_ACCOUNT = 5
+"""Failed logins to one account within the window before further tries are refused (429)."""
+LOGIN_LIMIT_PER_ADDRESS = 20
+"""Login tries (failed or not) from one client address within the window."""
+REGISTER_LIMIT_PER_ADDRESS = 10
+"""Registrations from one client address within the window."""
+MIN_PASSWORD = 8
+MAX_PASSWORD = 1024
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(32), nullable=False),
+    Column("name_key", String(128), nullable=False, unique=True),
+    Column("password_hash", String(256), nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=False),
+    Index("sessions_account", "account_id"),
+)
+
+
+class AccountError(ValueError):
+    """A refused account request; ``code`` is the API's error id, ``status`` its HTTP status."""
+
+    def __init__(
+        self, code: str, message: str, status: int = 400, retry_after: int | None = None
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Account:
+    id: int
+    name: str
+    created: float
+
+
+def _name_key(name: str) -> str:
+    """Names are unique regardless of case and Unicode form ("ANN" is "ann")."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def check_name(name: Any) -> str:
+    """A valid account name (NFC, trimmed), else :class:`AccountError`."""
+    message = "a name has 1–32 characters: letters, digits, spaces, '_', '-' or '.'"
+    if not isinstance(name, str):
+        raise AccountError("bad_name", message)
+    name = unicodedata.normalize("NFC", name).strip()
+    if not 1 <= len(name) <= 32:
+        raise AccountError("bad_name", message)
+    for ch in name:
+        if not (ch.isalnum() or ch in " _-."):
+            raise AccountError("bad_name", message)
+    if "  " in name:
+        raise AccountError("bad_name", "a name has no double spaces")
+    if len(_name_key(name)) > 128:
+        raise AccountError("bad_name", message)
+    return name
+
+
+def check_password(password: Any) -> str:
+    if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise AccountError(
+            "bad_password", f"a password has {MIN_PASSWORD}–{MAX_PASSWORD} characters"
+        )
+    return password
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class RateLimiter:
+    """At most ``limit`` hits per key within a sliding ``window`` of seconds (in this process).
+
+    One server process holds the rooms, so an in-process limiter sees every login; with several
+    processes behind a balancer each would count on its own (docs/api.md says so)."""
+
+    def __init__(
+        self, limit: int, window: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limit = limit
+        self.window = window
+        self.clock = clock
+        self.hits: dict[str, deque[float]] = {}
+
+    def _recent(self, key: str) -> deque[float]:
+        now = self.clock()
+        hits = self.hits.get(key)
+        if hits is None:
+            return deque()
+        while hits and hits[0] <= now - self.window:
+            hits.popleft()
+        if not hits:
+            del self.hits[key]
+        return hits
+
+    def retry_after(self, key: str) -> float | None:
+        """Seconds until ``key`` may try again, or None if it may now."""
+        hits = self._recent(key)
+        if len(hits) < self.limit:
+            return None
+        return round(hits[0] + self.window - self.clock(), 3)
+
+    def hit(self, key: str) -> float | None:
+        """Count one try; returns :meth:`retry_after` as it was before (None: allowed)."""
+        wait = self.retry_after(key)
+        if wait is None:
+            self.hits.setdefault(key, deque()).append(self.clock())
+        return wait
+
+    def clear(self, key: str) -> None:
+        self.hits.pop(key, None)
+
+
+class Accounts:
+    """Accounts and sessions in the server's database, with the login rate limits."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+        hasher: PasswordHasher | None = None,
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.hasher = hasher or PasswordHasher()
+        self.failed_by_account = RateLimiter(
+            LOGIN_LIMIT_PER_ACCOUNT, LOGIN_WINDOW_SECONDS, monotonic
+        )
+        self.tries_by_address = RateLimiter(
+            LOGIN_LIMIT_PER_ADDRESS, LOGIN_WINDOW_SECONDS, monotonic
+        )
+        self.registrations_by_address = RateLimiter(
+            REGISTER_LIMIT_PER_ADDRESS, LOGIN_WINDOW_SECONDS, monotonic
+        )
+        self._dummy_hash = self.hasher.hash(secrets.token_hex(8))
+
+    # -- accounts --------------------------------------------------------------------------------
+    def register(self, name: Any, password: Any, address: str = "") -> Account:
+        name = check_name(name)
+        password = check_password(password)
+        wait = self.registrations_by_address.hit(address)
+        if wait is not None:
+            raise _limited(wait)
+        key = _name_key(name)
+        with self.engine.connect() as c:
+            taken = c.execute(select(accounts.c.id).where(accounts.c.name_key == key)).scalar()
+        if taken is not None:
+            raise AccountError("name_taken", f"the name {name!r} is taken", 409)
+        created = self.clock()
+        password_hash = self.hasher.hash(password)
+        try:
+            with self.engine.begin() as c:
+                result = c.execute(
+                    insert(accounts).values(
+                        name=name, name_key=key, password_hash=password_hash, created=created
+                    )
+                )
+                account_id = int(result.inserted_primary_key[0])
+        except IntegrityError:  # taken between the check and the insert
+            raise AccountError("name_taken", f"the name {name!r} is taken", 409) from None
+        return Account(account_id, name, created)
+
+    def by_id(self, account_id: int) -> Account | None:
+        with self.engine.connect() as c:
+            row = c.execute(select(accounts).where(accounts.c.id == account_id)).first()
+        return None if row is None else Account(row.id, row.name, row.created)
+
+    def by_name(self, name: str) -> Account | None:
+        with self.engine.connect() as c:
+            row = c.execute(select(accounts).where(accounts.c.name_key == _name_key(name))).first()
+        return None if row is None else Account(row.id, row.name, row.created)
+
+    def count(self) -> int:
+        with self.engine.connect() as c:
+            return int(c.execute(select(func.count()).select_from(accounts)).scalar() or 0)
+
+    # -- login -----------------------------------------------------------------------------------
+    def login(self, name: Any, password: Any, address: str = "") -> tuple[Account, str]:
+        """Check the password and open a session; returns the account and the session token.
+
+        Refused with 429 when the client address has tried too often, or the account has had
+        too many failed tries, in the last :data:`LOGIN_WINDOW_SECONDS`."""
+        if not isinstance(name, str) or not isinstance(password, str):
+            raise AccountError("bad_request", "name and password must be strings")
+        key = _name_key(name.strip())
+        wait = self.tries_by_address.hit(address)
+        if wait is not None:
+            raise _limited(wait)
+        wait = self.failed_by_account.retry_after(key)
+        if wait is not None:
+            raise _limited(wait)
+        with self.engine.connect() as c:
+            row = c.execute(select(accounts).where(accounts.c.name_key == key)).first()
+        if row is None:
+            # The same work as for a real account, so timing does not tell which names exist.
+            _verify(self.hasher, self._dummy_hash, password)
+            self.failed_by_account.hit(key)
+            raise AccountError("bad_login", "wrong name or password", 401)
+        if not _verify(self.hasher, row.password_hash, password):
+            self.failed_by_account.hit(key)
+            raise AccountError("bad_login", "wrong name or password", 401)
+        self.failed_by_account.clear(key)
+        if self.hasher.check_needs_rehash(row.password_hash):
+            with self.engine.begin() as c:
+                c.execute(
+                    update(accounts)
+                    .where(accounts.c.id == row.id)
+                    .values(password_hash=self.hasher.hash(password))
+                )
+        account = Account(row.id, row.name, row.created)
+        return account, self.open_session(account.id)
+
+    def open_session(self, account_id: int) -> str:
+        token = secrets.token_urlsafe(32)
+        now = self.clock()
+        with self.engine.begin() as c:
+            c.execute(
+                insert(sessions).values(
+                    token_hash=_token_hash(token),
+                    account_id=account_id,
+                    created=now,
+                    expires=now + SESSION_SECONDS,
+                )
+            )
+        return token
+
+    def session(self, token: str | None) -> Account | None:
+        """The account of a live session token, else None."""
+        if not token or len(token) > 128:
+            return None
+        with self.engine.connect() as c:
+            row = c.execute(
+                select(accounts.c.id, accounts.c.name, accounts.c.created, sessions.c.expires)
+                .join(sessions, sessions.c.account_id == accounts.c.id)
+                .where(sessions.c.token_hash == _token_hash(token))
+            ).first()
+        if row is None or row.expires <= self.clock():
+            return None
+        return Account(row.id, row.name, row.created)
+
+    def logout(self, token: str | None) -> None:
+        if not token:
+            return
+        with self.engine.begin() as c:
+            c.execute(delete(sessions).where(sessions.c.token_hash == _token_hash(token)))
+            c.execute(delete(sessions).where(sessions.c.expires <= self.clock()))
+
+
+def _verify(hasher: PasswordHasher, stored: str, password: str) -> bool:
+    try:
+        return hasher.verify(stored, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def _limited(wait: float) -> AccountError:
+    seconds = int(wait) + 1
+    return AccountError("rate_limited", f"too many tries; try again in {seconds} s", 429, seconds)

@@ -1,0 +1,298 @@
+"""The account HTTP API (issue 8, ``docs/api.md``): register, login, logout, profile, history,
+leaderboard, lobby, and whole-match records.
+
+Sessions ride in the ``laizi_session`` cookie: HTTP-only, ``SameSite=Lax``, ``Secure`` when the
+request came over https (directly or through a proxy uvicorn trusts), 30 days.  Requests that
+change something take a JSON body (``Content-Type: application/json``), which a cross-site form
+cannot send, on top of the SameSite cookie.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import msgspec
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from laizi.engine.record import to_jsonl
+from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
+from laizi.server.ratings import (
+    GAMES,
+    book_match,
+    book_unbooked,
+    leaderboard,
+    link_seat,
+    match_history,
+    standings_of,
+)
+
+if TYPE_CHECKING:
+    from laizi.server.app import Hub
+    from laizi.server.protocol import Join
+    from laizi.server.room import Conn, Room
+
+__all__ = ["COOKIE", "api_routes", "attach", "current_account"]
+
+COOKIE = "laizi_session"
+MAX_BODY = 4096
+
+
+def attach(hub: Hub) -> Accounts:
+    """Give the hub its accounts and the match-end booking; book what a crash left unbooked."""
+    accounts = Accounts(hub.store.engine)
+    hub.accounts = accounts
+    hub.on_match_end = on_match_end
+    book_unbooked(hub.store.engine)
+    return accounts
+
+
+def on_match_end(room: Room) -> None:
+    """The server's match-end hook: strength points and ratings of the account seats."""
+    # The match's last events first (the server stages them until the end of this loop turn):
+    # a booking never stands for an end the database does not hold.
+    room.store.commit()
+    book_match(
+        room.store.engine,
+        room.id,
+        room.rules.game,
+        list(room.match.totals),
+        room.match.hands_played,
+    )
+
+
+GUEST_MARK = " (游客)"
+"""Added to a guest's chosen name when an account has that name: nobody passes for another."""
+
+
+def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
+    """A logged-in player sits under the account's name; a guest chooses a name, marked as a
+    guest's when it is an account's."""
+    account = conn.account
+    if message.spectate or message.token is not None:
+        return message
+    if account is not None:
+        return msgspec.structs.replace(message, name=account.name)
+    name = message.name.strip()
+    if name and hub.accounts is not None and hub.accounts.by_name(name) is not None:
+        return msgspec.structs.replace(message, name=name[: 32 - len(GUEST_MARK)] + GUEST_MARK)
+    return message
+
+
+def after_join(room: Room, conn: Conn, message: Join) -> None:
+    """Book a newly taken seat to the account that took it."""
+    if conn.account is not None and conn.seat is not None and message.token is None:
+        link_seat(room.store.engine, room.id, conn.seat, conn.account.id)
+
+
+def current_account(accounts: Accounts, connection: HTTPConnection) -> Account | None:
+    """The account of the request's (or WebSocket handshake's) session cookie, if any.
+
+    A WebSocket opened by a page of another site (its ``Origin`` is not this host) plays as a
+    guest even if the browser sent the cookie: no other site can play under an account."""
+    if connection.scope["type"] == "websocket":
+        origin = connection.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != connection.headers.get("host"):
+            return None
+    return accounts.session(connection.cookies.get(COOKIE))
+
+
+def _error(code: str, message: str, status: int, **extra: Any) -> JSONResponse:
+    headers = {}
+    if "retry_after" in extra and extra["retry_after"] is not None:
+        headers["Retry-After"] = str(extra["retry_after"])
+    return JSONResponse({"error": message, "code": code}, status, headers=headers)
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client is not None else ""
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise AccountError("bad_request", "send a JSON body (Content-Type: application/json)", 415)
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise AccountError("bad_request", "the body is too large", 413)
+    try:
+        body = json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise AccountError("bad_request", "the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise AccountError("bad_request", "the body must be a JSON object")
+    return body
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise AccountError("bad_request", f"{name} must be an integer") from None
+    if not low <= value <= high:
+        raise AccountError("bad_request", f"{name} must be {low}–{high}")
+    return value
+
+
+def _profile(accounts: Accounts, account: Account) -> dict[str, Any]:
+    games = standings_of(accounts.engine, account.id)
+    return {
+        "name": account.name,
+        "created": account.created,
+        "games": {game: games[game].to_json() for game in GAMES},
+    }
+
+
+def _lobby_entry(room: Room) -> dict[str, Any]:
+    info = room.info()
+    humans = sum(s["kind"] == "human" for s in info["seats"])
+    wanted = room.table.players
+    return {
+        "code": info["code"],
+        "link": info["link"],
+        "status": info["status"],
+        "game": room.rules.game,
+        "preset": room.rules.preset,
+        "rules_hash": info["rules_hash"],
+        "hands": room.table.hands,
+        "hands_played": info["hands_played"],
+        "players": wanted,
+        "seated": humans,
+        "open_seats": max(0, wanted - humans) if info["status"] == "waiting" else 0,
+        "seats": [{"seat": s["seat"], "kind": s["kind"], "name": s["name"]} for s in info["seats"]],
+        "spectators": info["spectators"],
+    }
+
+
+def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
+    """The routes of docs/api.md, for :func:`laizi.server.app.create_app`."""
+
+    def accounts() -> Accounts:
+        found = get_hub().accounts
+        assert found is not None
+        return found
+
+    def set_session(response: Response, request: Request, token: str) -> None:
+        response.set_cookie(
+            COOKIE,
+            token,
+            max_age=SESSION_SECONDS,
+            path="/",
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme in ("https", "wss"),
+        )
+
+    async def register(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            account = accounts().register(body.get("name"), body.get("password"), _address(request))
+            token = accounts().open_session(account.id)
+        except AccountError as error:
+            return _error(error.code, error.message, error.status, retry_after=error.retry_after)
+        response = JSONResponse(_profile(accounts(), account), 201)
+        set_session(response, request, token)
+        return response
+
+    async def login(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            account, token = accounts().login(
+                body.get("name"), body.get("password"), _address(request)
+            )
+        except AccountError as error:
+            return _error(error.code, error.message, error.status, retry_after=error.retry_after)
+        response = JSONResponse(_profile(accounts(), account))
+        set_session(response, request, token)
+        return response
+
+    async def logout(request: Request) -> Response:
+        try:
+            await _json_body(request)
+        except AccountError as error:
+            return _error(error.code, error.message, error.status)
+        accounts().logout(request.cookies.get(COOKIE))
+        response = JSONResponse({"ok": True})
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        return response
+
+    async def me(request: Request) -> Response:
+        account = current_account(accounts(), request)
+        if account is None:
+            return _error("not_logged_in", "not logged in (playing as a guest)", 401)
+        return JSONResponse(_profile(accounts(), account))
+
+    async def my_matches(request: Request) -> Response:
+        account = current_account(accounts(), request)
+        if account is None:
+            return _error("not_logged_in", "not logged in (playing as a guest)", 401)
+        try:
+            limit = _int_param(request, "limit", 20, 1, 100)
+            raw_before = request.query_params.get("before")
+            before = None if raw_before is None else float(raw_before)
+            if before is not None and not math.isfinite(before):
+                raise ValueError
+        except AccountError as error:
+            return _error(error.code, error.message, error.status)
+        except ValueError:
+            return _error("bad_request", "before must be a time (seconds since 1970)", 400)
+        matches = match_history(accounts().engine, account.id, limit, before)
+        return JSONResponse({"matches": matches})
+
+    async def player(request: Request) -> Response:
+        account = accounts().by_name(request.path_params["name"])
+        if account is None:
+            return _error("no_player", "no player has that name", 404)
+        return JSONResponse(_profile(accounts(), account))
+
+    async def board(request: Request) -> Response:
+        game = request.path_params["game"]
+        if game not in GAMES:
+            return _error("bad_game", f"game must be one of {', '.join(GAMES)}", 404)
+        try:
+            limit = _int_param(request, "limit", 50, 1, 500)
+            offset = _int_param(request, "offset", 0, 0, 10_000_000)
+        except AccountError as error:
+            return _error(error.code, error.message, error.status)
+        rows = leaderboard(accounts().engine, game, limit, offset)
+        return JSONResponse({"game": game, "players": rows})
+
+    async def lobby(request: Request) -> Response:
+        rooms = [r for r in get_hub().rooms.values() if r.status in ("waiting", "playing")]
+        rooms.sort(key=lambda r: (r.status != "waiting", r.code))
+        return JSONResponse({"rooms": [_lobby_entry(r) for r in rooms]})
+
+    async def match_record(request: Request) -> Response:
+        code = request.path_params["code"].upper()
+        store = get_hub().store
+        events: list[dict[str, Any]] = []
+        number = 0
+        while (hand := store.record(code, number)) is not None:
+            events += hand
+            number += 1
+        if not events:
+            return _error("no_record", "no finished hand in that room", 404)
+        return PlainTextResponse(
+            to_jsonl(events),
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="laizi-{code}.jsonl"'},
+        )
+
+    return [
+        Route("/api/register", register, methods=["POST"]),
+        Route("/api/login", login, methods=["POST"]),
+        Route("/api/logout", logout, methods=["POST"]),
+        Route("/api/me", me),
+        Route("/api/me/matches", my_matches),
+        Route("/api/players/{name}", player),
+        Route("/api/leaderboard/{game}", board),
+        Route("/api/lobby", lobby),
+        Route("/api/matches/{code}/record", match_record),
+    ]

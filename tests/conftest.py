@@ -1,0 +1,110 @@
+"""Databases for the persistence tests: every such test runs on SQLite and on PostgreSQL.
+
+PostgreSQL comes from ``LAIZI_TEST_POSTGRES_URL`` (``scripts/test.sh`` starts a throw-away server
+and sets it); without it the tests start one themselves with ``scripts/postgres.sh`` when the
+server binaries are installed.  If none can be had, the PostgreSQL cases fail under CI
+(``CI=true``) and are skipped elsewhere, with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+POSTGRES_ENV = "LAIZI_TEST_POSTGRES_URL"
+DATABASES = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server the tests may create databases on."""
+    url = os.environ.get(POSTGRES_ENV)
+    if url:
+        yield url
+        return
+    where = tempfile.mkdtemp(prefix="laizi-test-pg.")
+    script = str(ROOT / "scripts" / "postgres.sh")
+    started = subprocess.run(
+        ["bash", script, "start", where], capture_output=True, text=True, check=False
+    )
+    if started.returncode != 0:
+        subprocess.run(["bash", script, "stop", where], capture_output=True, check=False)
+        reason = f"PostgreSQL could not be started: {started.stderr.strip()[-500:]}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason + f" (set {POSTGRES_ENV} or run scripts/test.sh)")
+    try:
+        yield started.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run(["bash", script, "stop", where], capture_output=True, check=False)
+
+
+def _admin(url: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(sql)
+
+
+class Databases:
+    """Fresh, empty databases of one kind; all dropped at the end."""
+
+    def __init__(self, kind: str, tmp: Path, server: str | None) -> None:
+        self.kind = kind
+        self.tmp = tmp
+        self.server = server
+        self.made: list[str] = []
+
+    def new(self) -> str:
+        if self.kind == "sqlite":
+            return f"sqlite:///{self.tmp / (secrets.token_hex(4) + '.sqlite3')}"
+        assert self.server is not None
+        name = "laizi_test_" + secrets.token_hex(6)
+        _admin(self.server, f"CREATE DATABASE {name}")
+        self.made.append(name)
+        return self.server.rsplit("/", 1)[0] + "/" + name
+
+    def drop(self) -> None:
+        assert self.server is not None or not self.made
+        for name in self.made:
+            _admin(str(self.server), f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self.made.clear()
+
+
+def _databases(request: pytest.FixtureRequest, tmp: Path) -> Databases:
+    kind = request.param
+    server = request.getfixturevalue("postgres_server") if kind == "postgresql" else None
+    return Databases(kind, tmp, server)
+
+
+@pytest.fixture(params=DATABASES)
+def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databases]:
+    """Make fresh databases of the parametrised kind (SQLite, PostgreSQL)."""
+    made = _databases(request, tmp_path)
+    yield made
+    made.drop()
+
+
+@pytest.fixture(params=DATABASES)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """One fresh, empty database URL, on SQLite and on PostgreSQL."""
+    made = _databases(request, tmp_path)
+    yield made.new()
+    made.drop()
+
+
+@pytest.fixture(scope="module", params=DATABASES)
+def module_db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """As :func:`db_url`, shared by a module's tests."""
+    made = _databases(request, tmp_path_factory.mktemp("db"))
+    yield made.new()
+    made.drop()
