@@ -1,4 +1,4 @@
-"""The web client in a real browser (Debian's Chromium, headless) against a real server (issue 9)."""
+"""The web client in a real browser (Debian's Chromium, headless) on a real server (issue 9)."""
 
 from __future__ import annotations
 
@@ -222,5 +222,46 @@ def test_presets_endpoint_lists_every_setting(server):
     data = json.loads(body)
     assert set(data["presets"]) == set(PRESETS)
     keys = {f["key"] for f in data["fields"]}
-    assert keys == set(PRESETS["wuhan-hongzhong-kaikou"].to_json()) - {"preset", "game"}
+    for settings in PRESETS.values():
+        assert set(settings.to_json()) - {"preset", "game"} <= keys
+    assert {"kaikou", "koukou"} <= set({f["key"]: f for f in data["fields"]}["mode"]["choices"])
     assert data["table"]["hands"] == 4
+
+
+def test_account_lobby_leaderboard_rank_and_my_past_hands(server, browser):
+    page, errors = new_page(browser)
+    page.goto(server.http + "/")
+    page.wait_for_selector("#login-form")
+    page.fill("#login-password", "short")
+    page.fill("#login-name", "Erin")
+    page.click("#register")
+    page.wait_for_selector("#login-form .form-error:not(:empty)")  # the server's rule, shown
+    assert "password" in page.inner_text("#login-form .form-error")
+    page.fill("#login-password", "correct horse battery")
+    page.click("#register")
+    page.wait_for_selector("#logout")
+    assert "Erin" in page.inner_text(".account")
+    assert page.locator(".my-rank").count() == 1  # a fresh account: 白板 / White, 0 points
+    assert page.input_value("#player-name") == "Erin"
+    code = create_room(page, server.http, name="Erin", hands="1")
+    play_until(page, ".settlement.open table.settle")
+    page.goto(server.http + "/")
+    page.wait_for_selector(f".my-matches li[data-room='{code}']")
+    entry = page.locator(f".my-matches li[data-room='{code}']")
+    entry.locator("a[href$='/0']").click()
+    page.wait_for_url(f"**/replay/{code}/0")
+    page.wait_for_selector(".replay .open-hand")
+    page.goto(server.http + "/")
+    page.wait_for_selector(".leaderboard tr[data-player='Erin']")
+    _, body = server.get("/api/leaderboard/wuhan")
+    erin = next(p for p in json.loads(body)["players"] if p["name"] == "Erin")
+    rank = page.locator(".leaderboard tr[data-player='Erin'] .rank").inner_text()
+    assert rank in (erin["rank"]["zh"], erin["rank"]["en"])
+    assert erin["matches"] == 1
+    page.click("#logout")
+    page.wait_for_selector("#login-form")
+    page.fill("#login-name", "Erin")
+    page.fill("#login-password", "correct horse battery")
+    page.click("#login-form button[type=submit]")
+    page.wait_for_selector("#logout")
+    assert errors == []

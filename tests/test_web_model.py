@@ -58,10 +58,7 @@ def hands(count: int) -> list[dict[str, Any]]:
         while not state.over:
             seat = state.to_act()[0]
             legal = legal_actions(state, seat)
-            if k % 2:
-                action = rng.choice(legal)
-            else:
-                action = bots[seat].act(view(state, seat), legal)
+            action = rng.choice(legal) if k % 2 else bots[seat].act(view(state, seat), legal)
             events = apply(state, action)
             batches.append([events, [projection(view(state, s)) for s in range(4)]])
         out.append({"preset": preset, "batches": batches})
@@ -85,7 +82,9 @@ async ([seat, hands]) => {
           claimed: p.claimed, openings: p.openings, multiplier: p.multiplier })),
         hand: t.sortTiles(model.hand_tiles),
       };
-      if (JSON.stringify(got) !== JSON.stringify(want)) return { hand: h, seat, batch: b, got, want };
+      if (JSON.stringify(got) !== JSON.stringify(want)) {
+        return { hand: h, seat, batch: b, got, want };
+      }
       checked += 1;
     }
   }

@@ -51,13 +51,17 @@ def _field(key: str) -> dict[str, Any]:
 def presets() -> dict[str, Any]:
     """What the lobby's create-a-room form is built from: every preset's every setting.
 
+    ``fields`` lists every setting any preset has; a preset's own keys say which apply to it.
+
     >>> p = presets()
     >>> p["presets"]["wuhan-hongzhong-kaikou"]["min_points"], p["table"]["bot_level"]
     (16, 'greedy')
     >>> [f["key"] for f in p["fields"]][:3]
     ['variant', 'mode', 'laizi_gang_factor']
     """
-    first = next(iter(PRESETS.values())).to_json()
+    keys: dict[str, None] = {}
+    for settings in PRESETS.values():
+        keys.update(dict.fromkeys(settings.to_json()))
     table = TableSettings().to_json()
     table_fields: list[dict[str, Any]] = []
     for key in _TABLE_KEYS:
@@ -69,7 +73,7 @@ def presets() -> dict[str, Any]:
             table_fields.append({"key": key, "type": "number"})
     return {
         "presets": {name: s.to_json() for name, s in PRESETS.items()},
-        "fields": [_field(k) for k in first if k not in _FIXED],
+        "fields": [_field(k) for k in keys if k not in _FIXED],
         "table": table,
         "table_fields": table_fields,
     }

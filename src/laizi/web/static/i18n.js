@@ -116,6 +116,9 @@ const TEXT = {
   no_accounts: ["本服务器没有账号功能：以游客身份玩。", "This server has no accounts: you play as a guest."],
   none_yet: ["暂无", "none yet"],
   none: ["无", "none"],
+  matches: ["场次", "Matches"],
+  place: ["第 {0} 名", "place {0}"],
+  to_next: ["距{0}还差 {1}", "{1} to {0}"],
   lang_switch: ["English", "中文"],
   phase_claim: ["等待吃碰杠胡", "claims"],
   phase_final: ["海底", "last tiles (海底)"],
@@ -204,7 +207,13 @@ export const CHOICE_NAMES = {
   strong: ["强", "strong"],
 };
 
+export const GAME_NAMES = {
+  wuhan: ["武汉麻将", "Wuhan"],
+  baishan: ["白山麻将", "Baishan"],
+};
+
 export const PRESET_NAMES = {
+  baishan: ["白山麻将", "Baishan"],
   "wuhan-hongzhong-kaikou": ["武汉 红中癞子杠 开口翻", "Wuhan, red dragon, 开口翻"],
   "wuhan-hongzhong-koukou": ["武汉 红中癞子杠 口口翻", "Wuhan, red dragon, 口口翻"],
   "wuhan-facai-kaikou": ["武汉 红中发财杠 开口翻", "Wuhan, red + green dragon, 开口翻"],

@@ -1,7 +1,7 @@
 // The lobby: name or account, create a room from a preset (a field for every setting, defaults
 // shown, the server validates), join by code or link, open rooms, leaderboard and past matches.
 
-import { CHOICE_NAMES, PRESET_NAMES, SETTING_NAMES, named, t } from "./i18n.js";
+import { CHOICE_NAMES, GAME_NAMES, PRESET_NAMES, SETTING_NAMES, named, pick, t } from "./i18n.js";
 import { esc, num } from "./util.js";
 
 async function getJson(url) {
@@ -74,7 +74,8 @@ export async function renderLobby(root) {
   presetSelect.innerHTML = Object.keys(spec.presets).map((p) => `<option value="${p}">${esc(named(PRESET_NAMES, p))}</option>`).join("");
   const fill = () => {
     const rules = spec.presets[presetSelect.value];
-    root.querySelector(".rules-fields").innerHTML = spec.fields.map((f) => fieldHtml(f, rules[f.key], "rules")).join("");
+    const fields = spec.fields.filter((f) => f.key in rules); // Baishan has fewer settings than Wuhan
+    root.querySelector(".rules-fields").innerHTML = fields.map((f) => fieldHtml(f, rules[f.key], "rules")).join("");
     root.querySelector(".table-fields").innerHTML = spec.table_fields.map((f) => fieldHtml(f, spec.table[f.key], "table")).join("");
   };
   presetSelect.addEventListener("change", fill);
@@ -148,19 +149,30 @@ async function renderAccounts(root) {
     const rooms = lobby.body.rooms.map((r) => `<li><a href="/r/${esc(r.code)}">${esc(r.code)}</a> ${esc(named(PRESET_NAMES, r.preset))} · ${esc(r.status)} · ${r.seated}/${r.players}</li>`).join("");
     root.querySelector(".open-rooms").innerHTML = `<h3>${t("open_rooms")}</h3><ul>${rooms || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
   }
-  const board = await getJson("/api/leaderboard/wuhan");
-  if (board.ok) {
-    const rows = board.body.players.map((p, i) => `<tr><td>${p.place ?? i + 1}</td><td>${esc(p.name)}</td><td>${esc(p.rank_zh && p.rank ? (document.documentElement.lang === "en" ? p.rank : p.rank_zh) : p.rank ?? "")}</td><td>${num(p.points)}</td><td>${p.rating != null ? num(Math.round(p.rating * 10) / 10) : ""}</td></tr>`).join("");
-    root.querySelector(".leaderboard").innerHTML = `<table><thead><tr><th>#</th><th>${t("player")}</th><th>${t("rank")}</th><th>${t("points")}</th><th>${t("rating")}</th></tr></thead><tbody>${rows || `<tr><td colspan="5" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
-  }
+  const games = ["wuhan", "baishan"];
+  const showBoard = async (game) => {
+    const board = await getJson(`/api/leaderboard/${game}`);
+    if (!board.ok) return;
+    const tabs = games.map((g) => `<button type="button" data-board="${g}" class="${g === game ? "primary" : ""}">${esc(named(GAME_NAMES, g))}</button>`).join(" ");
+    const rows = board.body.players.map((p) => `<tr data-player="${esc(p.name)}"><td>${p.place}</td><td>${esc(p.name)}</td>` +
+      `<td class="rank">${esc(pick([p.rank.zh, p.rank.en]))}</td><td>${num(p.points)}</td><td>${num(p.rating.ordinal)}</td><td>${p.matches}</td></tr>`).join("");
+    root.querySelector(".leaderboard").innerHTML = `<div class="tabs">${tabs}</div><table><thead><tr><th>#</th><th>${t("player")}</th><th>${t("rank")}</th>` +
+      `<th>${t("points")}</th><th>${t("rating")}</th><th>${t("matches")}</th></tr></thead><tbody>${rows || `<tr><td colspan="6" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
+    root.querySelectorAll("[data-board]").forEach((b) => b.addEventListener("click", () => showBoard(b.dataset.board)));
+  };
+  showBoard("wuhan");
   if (me.ok) {
+    const standing = me.body.games.wuhan;
+    if (standing) {
+      box.insertAdjacentHTML("beforeend", `<p class="my-rank">${t("rank")}: <b>${esc(pick([standing.rank.zh, standing.rank.en]))}</b> · ${t("points")} ${num(standing.points)}` +
+        (standing.next_rank ? ` · ${t("to_next", esc(pick([standing.next_rank.zh, standing.next_rank.en])), num(standing.next_rank.missing))}` : "") + "</p>");
+    }
     const mine = await getJson("/api/me/matches");
     if (mine.ok) {
       const items = mine.body.matches.map((x) => {
-        const code = x.code || x.room;
-        const hands = x.hands ?? x.hands_played ?? 0;
-        const links = Array.from({ length: hands }, (_, i) => `<a href="/replay/${esc(code)}/${i}">${t("hand_no", i + 1)}</a>`).join(" ");
-        return `<li><b>${esc(code)}</b> ${x.points != null ? num(x.points) : ""} ${links}</li>`;
+        const links = x.hands.map((_, i) => `<a href="/replay/${esc(x.room)}/${i}">${t("hand_no", i + 1)}</a>`).join(" ");
+        return `<li data-room="${esc(x.room)}"><b>${esc(x.room)}</b> ${esc(named(PRESET_NAMES, x.preset))} · ${t("place", x.place)} · ${num(x.total)} ` +
+          `<a href="${esc(x.record)}" download>${t("download_record")}</a><br>${links}</li>`;
       }).join("");
       root.querySelector(".my-matches").innerHTML = `<ul>${items || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
     }
