@@ -265,3 +265,31 @@ def test_account_lobby_leaderboard_rank_and_my_past_hands(server, browser):
     page.click("#login-form button[type=submit]")
     page.wait_for_selector("#logout")
     assert errors == []
+
+
+def test_a_baishan_hand_by_clicking_to_its_settlement(server, browser):
+    page, errors = new_page(browser)
+    page.goto(server.http + "/")
+    page.wait_for_selector("#rules-cap")
+    page.select_option("#preset", "baishan")
+    assert page.locator("#rules-min_points").count() == 0  # only Baishan's own settings
+    assert page.input_value("#rules-cap") == "64"
+    page.fill("#player-name", "Fei")
+    for key, value in {"bot_delay_ms": "5", "between_hands_ms": "5", "action_seconds": "600",
+                       "hands": "1"}.items():
+        page.fill(f"#table-{key}", value)
+    page.click("#create-room")
+    page.wait_for_selector(".board")
+    code = page.url.rsplit("/", 1)[1]
+    assert page.locator(".laizi-box").count() == 0  # no indicator, no laizi in Baishan
+    play_until(page, ".settlement.open table.settle")
+    end = record_of(server, code, 0)[-1]
+    points = [
+        page.locator(f".settle tbody tr[data-seat='{s}'] .points").inner_text() for s in range(4)
+    ]
+    assert [Fraction(p.replace("+", "")) for p in points] == [
+        Fraction(str(x)) for x in end["payments"]
+    ]
+    if end["reason"] == "win":
+        assert "2^(" in page.inner_text(".settle")  # base × 2^(winner's fans + loser's fans)
+    assert errors == []

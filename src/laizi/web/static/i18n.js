@@ -116,6 +116,9 @@ const TEXT = {
   no_accounts: ["本服务器没有账号功能：以游客身份玩。", "This server has no accounts: you play as a guest."],
   none_yet: ["暂无", "none yet"],
   none: ["无", "none"],
+  kongs: ["杠分", "Kongs"],
+  fans: ["番", "Fans"],
+  fans_total: ["{0} 番", "{0} fans"],
   matches: ["场次", "Matches"],
   place: ["第 {0} 名", "place {0}"],
   to_next: ["距{0}还差 {1}", "{1} to {0}"],
@@ -143,7 +146,31 @@ export const FACTOR_NAMES = {
   dealer_won: ["庄家胡", "dealer won"],
 };
 
+export const FAN_NAMES = {
+  baoting: ["报听", "declared ready"],
+  pengpenghu: ["碰碰胡", "all triplets"],
+  limen: ["立门", "concealed"],
+  dianpao: ["点炮", "discarder"],
+  zimo: ["自摸", "self-drawn"],
+  zuozhuang: ["坐庄", "dealer"],
+  hunyise: ["混一色", "one suit and honors"],
+  shoubayi: ["手把一", "one tile left"],
+  ganghoukai: ["杠后开", "after a kong"],
+  yibangao: ["一般高", "two identical sequences"],
+  siguiyi: ["四归一", "four of a kind, not konged"],
+  qingyise: ["清一色", "one suit"],
+  sanhuatongshun: ["三花同顺", "three identical sequences"],
+  sanjiaqing: ["三家清", "three others concealed"],
+  sijiaqing: ["四家清", "nobody opened"],
+  qidui: ["七对", "seven pairs"],
+  shisanyao: ["十三幺", "thirteen orphans"],
+};
+
 export const WIN_NAMES = {
+  pinghu: ["平胡", "standard hand"],
+  piaohu: ["飘胡", "all triplets"],
+  qidui: ["七对", "seven pairs"],
+  shisanyao: ["十三幺", "thirteen orphans"],
   small: ["小胡", "small win"],
   pengpenghu: ["碰碰胡", "all pungs"],
   qingyise: ["清一色", "one suit"],

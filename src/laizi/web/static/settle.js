@@ -2,7 +2,7 @@
 // multiplier M, base × M(loser) × M(winner) before the caps, after the caps, the contract and the
 // points; then the revealed seed, checked against the commitment here, and how to verify it.
 
-import { CAP_NAMES, CONTRACT_NAMES, FACTOR_NAMES, WIN_NAMES, named, t } from "./i18n.js";
+import { CAP_NAMES, CONTRACT_NAMES, FACTOR_NAMES, FAN_NAMES, WIN_NAMES, named, t } from "./i18n.js";
 import { tileSvg } from "./tiles.js";
 import { esc, num, seatName } from "./util.js";
 
@@ -34,7 +34,10 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
   const s = end.settlement;
   if (end.reason === "drawn") head = `<p class="verdict">${t("drawn_hand")}</p>`;
   else if (end.reason === "abandon") head = `<p class="verdict">${t("escaped", esc(names(end.seat)))}</p>`;
-  if (end.reason === "win" && s) {
+  if (end.reason === "win" && s && s.fans) {
+    table = baishanTable(s, end, names, dealer);
+    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · <b>${esc(s.wins.map((x) => named(WIN_NAMES, x)).join(" + "))}</b> · ${t("base")} ${num(s.base)} <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
+  } else if (end.reason === "win" && s) {
     const w = end.winner;
     const wins = s.wins.map((x) => named(WIN_NAMES, x)).join(" + ");
     head = `<p class="verdict">${t("win_by", esc(names(w)))} · <b>${esc(wins)}</b> · ${s.hard ? t("hard") : t("soft")} · ${t("base")} ${num(s.base)}` +
@@ -83,6 +86,28 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
       box.textContent = ok ? t("seed_ok") : t("seed_bad");
     });
   }
+}
+
+/** Baishan (RULES.md B): per loser base × 2^(winner's fans + its fans), capped; kongs paid apart. */
+function baishanTable(s, end, names, dealer) {
+  const w = end.winner;
+  const fw = s.fans[w].total;
+  const rows = [0, 1, 2, 3].map((seat) => {
+    const f = s.fans[seat];
+    const list = f.fans.length
+      ? f.fans.map((x) => `<span class="factor">${esc(named(FAN_NAMES, x.name))} +${x.fans}</span>`).join(" · ") + ` → <b>${t("fans_total", f.total)}</b>`
+      : `<span class="factor">${t("fans_total", 0)}</span>`;
+    const isWinner = seat === w;
+    const before = isWinner ? "" : `${num(s.base)} × 2^(${fw}+${f.total}) = <b>${num(s.raw[seat])}</b>`;
+    const paid = -s.win_payments[seat];
+    const after = isWinner ? "" : s.caps[seat] ? `${named(CAP_NAMES, s.caps[seat])} → <b>${num(paid)}</b>` : num(paid);
+    const pts = s.payments[seat];
+    return `<tr class="${isWinner ? "winner" : ""}" data-seat="${seat}"><th>${esc(names(seat))}<br><small>${isWinner ? t("winner") : t("loser")}${seat === dealer ? " · " + t("dealer") : ""}</small></th>` +
+      `<td class="factors">${list}</td><td>${before}</td><td>${after}</td><td>${num(s.kong_payments[seat])}</td>` +
+      `<td class="points ${pts > 0 ? "plus" : pts < 0 ? "minus" : ""}">${pts > 0 ? "+" : ""}${num(pts)}</td></tr>`;
+  });
+  return `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("fans")}</th><th>${t("before_caps")}</th>` +
+    `<th>${t("after_caps")}</th><th>${t("kongs")}</th><th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
 function parseHand(text) {
