@@ -293,3 +293,27 @@ def test_a_baishan_hand_by_clicking_to_its_settlement(server, browser):
     if end["reason"] == "win":
         assert "2^(" in page.inner_text(".settle")  # base × 2^(winner's fans + loser's fans)
     assert errors == []
+
+
+def test_join_by_link_and_by_code_then_the_match_starts(server, browser):
+    room = server.create_room(players=2, hands=1, bot_delay_ms=5, between_hands_ms=5,
+                              action_seconds=600)
+    first, errors1 = new_page(browser)
+    first.goto(server.http + "/")
+    first.wait_for_selector("#join-code")
+    first.fill("#player-name", "Gao")
+    first.fill("#join-code", server.http + room["link"])  # a pasted link
+    first.click("#join-form button[type=submit]")
+    first.wait_for_selector(".waiting")
+    assert "Gao (you)" in first.inner_text(".waiting")
+    second, errors2 = new_page(browser)
+    second.goto(server.http + "/")
+    second.wait_for_selector("#join-code")
+    second.fill("#player-name", "Hu")
+    second.fill("#join-code", room["code"].lower())  # a code, typed in any case
+    second.click("#join-form button[type=submit]")
+    second.wait_for_selector(".board")
+    first.wait_for_selector(".board")
+    names = sorted(first.locator(".seat .name").all_inner_texts())
+    assert names == ["Gao (you)", "Hu", "bot 2", "bot 3"]
+    assert errors1 == [] and errors2 == []
