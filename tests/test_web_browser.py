@@ -316,4 +316,38 @@ def test_join_by_link_and_by_code_then_the_match_starts(server, browser):
     first.wait_for_selector(".board")
     names = sorted(first.locator(".seat .name").all_inner_texts())
     assert names == ["Gao (you)", "Hu", "bot 2", "bot 3"]
+    # Hu's connection drops: the server holds the seat (grace period) and Gao sees 掉线/offline.
+    second.context.close()
+    hu = first.locator(".seat", has=first.locator(".name", has_text="Hu"))
+    hu.locator(".badge.offline").wait_for()
     assert errors1 == [] and errors2 == []
+
+
+def test_auto_play_plays_the_hand_and_shows_on_the_seat(server, browser):
+    page, errors = new_page(browser)
+    create_room(page, server.http, name="Ivy", hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    timer = page.inner_text(".timer")
+    assert timer.endswith("s") and 590 <= int(timer.split()[0]) <= 600  # 600 s per decision
+    page.click("button[data-cmd=auto]")
+    page.wait_for_selector(".seat.pos-bottom .badge.auto")
+    assert page.get_attribute("button[data-cmd=auto]", "aria-pressed") == "true"
+    page.wait_for_selector(".settlement.open table.settle", timeout=120_000)  # no click needed
+    assert errors == []
+
+
+def test_a_dropped_connection_reconnects_and_catches_up(server, browser):
+    page, errors = new_page(browser)
+    create_room(page, server.http, name="Jun", hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    click_once(page)
+    page.evaluate("window.laiziPage.conn.ws.close()")
+    page.wait_for_selector(".banner.offline")
+    page.wait_for_selector(".banner.offline", state="detached")
+    page.wait_for_selector(".actions[data-prompt]")
+    hand = page.get_attribute(".my-hand", "data-hand")
+    page.reload()  # the caught-up model equals a fresh snapshot
+    page.wait_for_selector(".actions[data-prompt]")
+    assert page.get_attribute(".my-hand", "data-hand") == hand
+    play_until(page, ".settlement.open table.settle")
+    assert errors == []
