@@ -1,15 +1,16 @@
 """Benchmark the engine — ``python benchmarks/bench_engine.py [--json] [--hands N] [--seed S]``.
 
-Whole Wuhan hands played with uniformly random legal actions, on one core, in this process:
-for each of the six presets, ``--hands`` hands, each dealt from its own 256-bit seed (the real
-SHA-256 shuffle) and played to its end (win, drawn hand) through ``legal_actions`` and ``apply``
-with every check on — the settlement included whenever a win is offered.  The random actions
-come from a seeded ``random.Random``, so the same ``--seed`` plays the same hands.
+Whole hands played with uniformly random legal actions, on one core, in this process: for each
+preset (the six Wuhan ones and ``baishan``), ``--hands`` hands, each dealt from its own 256-bit
+seed (the real SHA-256 shuffle) and played to its end (win, drawn hand) through
+``legal_actions`` and ``apply`` with every check on — the settlement included whenever a win
+is offered.  The random actions come from a seeded ``random.Random``, so the same ``--seed``
+plays the same hands.
 
 Keys printed as the last line with ``--json`` (INTERFACES.md):
 
 ``random_hands_per_s``            all presets together
-``random_hands_per_s_<preset>``   each preset alone
+``random_hands_per_s_<preset>``   each preset alone (``random_hands_per_s_baishan`` for Baishan)
 
 For scale (issue 4, measured on the project's machine): the Python/C++ Wuhan environment
 PettingZooMahjongRLEnv plays 19 games/s, a Go Wuhan engine 242 games/s.  Goal: ≥ 300.
@@ -61,6 +62,8 @@ def main() -> None:
     result: dict[str, object] = {}
     total_time = 0.0
     endings: dict[str, int] = {}
+    for preset in sorted(PRESETS):
+        play(preset, 2, args.seed + 1)  # warm up: the hand tables load on first use, untimed
     for preset in sorted(PRESETS):
         best = float("inf")
         for _ in range(max(args.repeat, 1)):

@@ -18,6 +18,9 @@ Keys printed as the last line with ``--json`` (INTERFACES.md):
 ``errors``         error messages, unexpected disconnects, timed-out decisions (托管) and
                    clients that failed to connect
 
+Also printed: ``server_cpu`` (the server process's CPU use while measuring, in cores) and the
+machine's ``load_average`` (the 2-core machine is shared: figures taken under load are worse).
+
 Goal (issue 7): 200 tables, p99 < 50 ms, zero errors on the project's 2-core machine.
 """
 
@@ -155,7 +158,20 @@ async def player(
         await ws.close()
 
 
-async def run(port: int, tables: int, seconds: float, warmup: float, seed: int) -> dict[str, Any]:
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds of a process so far (Linux /proc), or None."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def run(
+    port: int, tables: int, seconds: float, warmup: float, seed: int, pid: int | None = None
+) -> dict[str, Any]:
     url = f"ws://127.0.0.1:{port}/ws"
     codes = [create_room(port) for _ in range(tables)]
     stats = Stats()
@@ -170,9 +186,14 @@ async def run(port: int, tables: int, seconds: float, warmup: float, seed: int) 
     await asyncio.sleep(warmup)
     stats.measuring = True
     started = time.perf_counter()
+    cpu_before = cpu_seconds(pid)
     await asyncio.sleep(seconds)
     stats.measuring = False
     elapsed = time.perf_counter() - started
+    cpu_after = cpu_seconds(pid)
+    server_cpu = (
+        None if cpu_before is None or cpu_after is None else (cpu_after - cpu_before) / elapsed
+    )
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     lat = sorted(stats.latencies)
@@ -187,6 +208,8 @@ async def run(port: int, tables: int, seconds: float, warmup: float, seed: int) 
         "p50_ms": None if p50 is None else round(p50, 2),
         "p99_ms": None if p99 is None else round(p99, 2),
         "max_ms": round(lat[-1] * 1000, 2) if lat else None,
+        "server_cpu": None if server_cpu is None else round(server_cpu, 3),
+        "load_average": round(os.getloadavg()[0], 2),
         "errors": stats.errors,
         "error_kinds": stats.error_kinds,
     }
@@ -203,15 +226,24 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 600:
         parser.error("--tables must be 1–1000 and --seconds 0–600")
+    runner: Any = asyncio.run
+    try:
+        import uvloop  # the clients are scripted in one process: let them cost little CPU
+
+        runner = uvloop.run
+    except ImportError:
+        pass
     if args.port:
-        result = asyncio.run(run(args.port, args.tables, args.seconds, args.warmup, args.seed))
+        result = runner(run(args.port, args.tables, args.seconds, args.warmup, args.seed))
         print(json.dumps(result) if args.json else result)
         return
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         server = start_server(Path(tmp) / "bench.sqlite3", port)
         try:
-            result = asyncio.run(run(port, args.tables, args.seconds, args.warmup, args.seed))
+            result = runner(
+                run(port, args.tables, args.seconds, args.warmup, args.seed, server.pid)
+            )
         finally:
             server.send_signal(signal.SIGTERM)
             try:

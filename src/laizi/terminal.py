@@ -54,7 +54,7 @@ def action_keys(legal: Sequence[Action], hand: Sequence[int]) -> dict[str, Actio
     keys: dict[str, Action] = {}
     others = iter(OTHER_KEYS)
     for action in legal:
-        if action.type == DISCARD and action.tile in hand:
+        if action.type == DISCARD and action.tile is not None and action.tile in hand:
             keys[string.ascii_lowercase[list(hand).index(action.tile)]] = action
         else:
             keys[next(others)] = action
@@ -209,8 +209,12 @@ class TerminalTable:
                 melds.append(f"{name} {meld['tiles'] or '????'}  ")
             if player["laid_out"]:
                 melds.append_text(self.tiles(player["laid_out"], seen))
-            factors = player.get("multiplier", {})
-            mult = f"×{factors.get('total', 1)}"
+            multiplier = player.get("multiplier", {})
+            parts = [
+                f"{f['name']}×{f['factor']}" + (f"^{f['count']}" if f.get("count", 1) > 1 else "")
+                for f in multiplier.get("factors", [])
+            ]
+            mult = f"×{multiplier.get('total', 1)}" + (f" ({', '.join(parts)})" if parts else "")
             table.add_row(label, mult, melds, self.tiles(player["discards"], seen),
                           str(player["hand_size"]), str(seen["scores"][s]))
         c.print(table)
@@ -226,7 +230,8 @@ class TerminalTable:
         choices = Text()
         for key, action in keys.items():
             name = pick(lang, *ACTION_NAMES.get(action.type, (action.type, action.type)))
-            what = action.notation().split(" ", 2)[2:] if action.tile or action.tiles else []
+            shown = action.tile is not None or action.tiles is not None
+            what = action.notation().split(" ", 2)[2:] if shown else []
             choices.append(f"[{key}] {name}{' ' + what[0] if what else ''}  ", style="cyan")
         c.print(choices)
 

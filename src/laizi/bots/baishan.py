@@ -3,14 +3,15 @@
 Constraints: a win needs a terminal or honor somewhere and at least one triplet or kong (seven
 pairs and thirteen orphans aside), so among equally efficient hands the bots keep pairs and
 terminals/honors; 报听 (declared ready) is worth a fan for both sides but locks the hand, so it
-is declared when the hand is ready and allowed to.  The strong bot adds the value of staying
-concealed (立门, a fan on both sides: an opening gives it up), the +1/+2 fans of 混一色 and
-清一色 and of 飘胡, and care against a seat that declared ready.
+is declared when the hand is ready and allowed to.  The strong bot adds 七对: a winning
+seven-pairs hand is paid at the cap, eight times a common win, so from five pairs it throws
+singles, claims nothing and does not declare; and care against a seat that declared ready.
+(Steering for 混一色 or 飘胡 and keeping 立门 were tried and measured no better than greedy.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from laizi.bots.strategy import STRATEGIES, TERMINALS_AND_HONORS, Plan, Strategy
 from laizi.bots.table import Opponent, SeatTable
@@ -58,35 +59,42 @@ class BaishanStrategy(Strategy):
                 return action
         return None
 
-    def opening_cost(self, table: SeatTable) -> float:
-        """The first opening gives up 立门 (a fan won or lost on every payment)."""
-        return 1.0 if table.openings == 0 else 0.0
-
     def plans(self, table: SeatTable) -> list[Plan]:
+        """七对 first: a winning seven-pairs hand is paid at the cap (6 fans, Part B), eight
+        times a common win — worth it from five pairs (or four in a slow hand)."""
         counts = table.counts
         plans: list[Plan] = []
-        size = sum(counts)
-        meld_suits = {tiles[0] // 9 for _, tiles in table.melds if tiles}
-        for suit in range(3):
-            if meld_suits - {suit, 3}:
-                continue
-            inside = sum(counts[t] for t in range(34) if t // 9 == suit)
-            honors = sum(counts[t] for t in range(27, 34))
-            if size - inside - honors <= 3 and inside + honors >= 8:
-                plans.append(
-                    Plan(f"hunyise-{'mps'[suit]}", lambda t, s=suit: t // 9 in (s, 3), 1.5)
-                )
-        if not any(kind == "chow" for kind, _ in table.melds):
-            pairs = sum(1 for n in counts if n >= 2)
-            pungs = sum(1 for kind, _ in table.melds if kind != "chow")
-            if pairs + pungs >= 5:
-                plans.append(Plan("piaohu", lambda t, c=counts: c[t] >= 2, 1.5))
+        if not table.melds and sum(counts) >= 13:
+            pairs = sum(n // 2 for n in counts)
+            if pairs >= 5 or (pairs >= 4 and table.live > 50):
+                plans.append(Plan("qidui", _paired(counts), 0.0))
         return plans
+
+    def special_discard(self, table: SeatTable, plan: Plan) -> int | None:
+        """七对: throw a single (or the odd tile of a triplet), the one least likely to pair —
+        fewest unseen copies — keeping a terminal or honor, which the hand must hold."""
+        if plan.name != "qidui":
+            return None
+        counts = table.counts
+        singles = [t for t in range(34) if counts[t] % 2 == 1]
+        if not singles:
+            singles = [t for t in range(34) if counts[t]]
+        has_terminal_pair = any(counts[t] >= 2 for t in TERMINALS_AND_HONORS)
+
+        def keep_value(t: int) -> tuple[int, int]:
+            guard = 1 if t in TERMINALS_AND_HONORS and not has_terminal_pair else 0
+            return guard, table.unseen[t]
+
+        return min(singles, key=keep_value)
 
     def threat(self, table: SeatTable, other: Opponent) -> float:
         if other.declared_ready:
             return 1.0
         return super().threat(table, other) * 0.7
+
+
+def _paired(counts: list[int]) -> Callable[[int], bool]:
+    return lambda tile: counts[tile] >= 2
 
 
 STRATEGIES["baishan"] = BaishanStrategy

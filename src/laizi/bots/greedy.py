@@ -57,6 +57,8 @@ class GreedyBot(Bot):
     shanten_weight = SHANTEN_WEIGHT
     slack = 0
     """How many steps of shanten a discard may give up to be considered at all."""
+    candidates = 6
+    """At most this many discards are weighed in full."""
 
     def __init__(self, rules: Any, seed: int = 0) -> None:
         super().__init__(rules, seed)
@@ -93,7 +95,7 @@ class GreedyBot(Bot):
         if not discards:  # only laid-out kinds (or nothing ordinary) in hand
             return next((a for a in legal if a.type in (LAY_OUT, DISCARD)), legal[0])
         after = shapes.shanten_after_discard(counts, wild)
-        best = min(after[a.tile] for a in discards)  # type: ignore[type-var]
+        best = min(s for a in discards if a.tile is not None and (s := after[a.tile]) is not None)
         if wild is not None and counts[wild]:
             lay = next((a for a in legal if a.type == LAY_OUT and a.tile == wild), None)
             if lay is not None and self.lay_out_wild(table, best):
@@ -103,11 +105,16 @@ class GreedyBot(Bot):
             return kong
         action = self.choose_discard(table, discards, after, best, wild)
         assert action.tile is not None
-        declared = strategy.declare_ready(table, legal, action.tile, after[action.tile] == 0)
+        declared = self.declare_ready(table, legal, action.tile, after[action.tile] == 0)
         return declared if declared is not None else action
 
     def lay_out_wild(self, table: SeatTable, shanten_now: int) -> bool:
         return self.strategy.lay_out_wild(table, shanten_now)
+
+    def declare_ready(
+        self, table: SeatTable, legal: Sequence[Action], tile: int, ready: bool
+    ) -> Action | None:
+        return self.strategy.declare_ready(table, legal, tile, ready)
 
     def choose_kong(
         self,
@@ -139,18 +146,32 @@ class GreedyBot(Bot):
         best: int,
         wild: int | None,
     ) -> Action:
-        ranked: list[tuple[float, int, Action]] = []
+        limit = best + self.discard_slack(table)
+        scored: list[tuple[int, int, Action]] = []  # (shanten after, tile, action)
         for action in discards:
             tile = action.tile
             assert tile is not None
             shanten = after[tile]
-            assert shanten is not None
-            if shanten > best + self.slack:
-                continue
+            if shanten is not None and shanten <= limit:
+                scored.append((shanten, tile, action))
+        if len(scored) > self.candidates:
+            # Many equally good discards (early in a hand): weigh only the likeliest few.
+            scored.sort(key=lambda item: (item[0], -self.prefer(table, item[1])))
+            scored = scored[: self.candidates]
+        ranked: list[tuple[float, int, Action]] = []
+        for shanten, tile, action in scored:
             value = self.discard_value(table, tile, shanten, wild)
             ranked.append((value, -tile, action))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
         return ranked[0][2]
+
+    def prefer(self, table: SeatTable, tile: int) -> float:
+        """A cheap first guess of how good a discard is, to pick the candidates to weigh."""
+        return isolation(table.counts, tile)
+
+    def discard_slack(self, table: SeatTable) -> int:
+        """How many steps of shanten a discard may give up to be considered at all."""
+        return self.slack
 
     def discard_value(self, table: SeatTable, tile: int, shanten: int, wild: int | None) -> float:
         """Higher is better: −shanten (effective), then unseen useful tiles, then shape."""

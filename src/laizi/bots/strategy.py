@@ -100,6 +100,10 @@ class Strategy:
         progress = min(1.0, table.discards_total / 60)
         return min(1.0, 0.1 + 0.15 * other.openings + 0.6 * progress)
 
+    def special_discard(self, table: SeatTable, plan: Plan) -> int | None:
+        """For a plan with a shape of its own (Baishan 七对), the discard it wants, or None."""
+        return None
+
     def pass_small_win(self, table: SeatTable) -> bool:
         """Pass a small win offered on a discard for a likely bigger one?"""
         return False

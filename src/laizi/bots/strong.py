@@ -18,6 +18,9 @@ On top of :class:`~laizi.bots.greedy.GreedyBot`'s tile efficiency it weighs:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from laizi.bots.base import register
 from laizi.bots.greedy import GreedyBot
 from laizi.bots.strategy import TERMINALS_AND_HONORS, Plan
@@ -55,11 +58,11 @@ class StrongBot(GreedyBot):
     use_plans = True
     use_danger = True
     use_contracts = True
-    danger_scale = 1.0
-    laizi_late = 0
+    danger_scale = 0.25
+    laizi_late = 1
     """Keep a single laizi as a wildcard while the shanten is above this (then lay it out)."""
 
-    def act(self, view, legal):  # type: ignore[no-untyped-def]
+    def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
         self._plans: list[Plan] | None = None
         return super().act(view, legal)
 
@@ -83,6 +86,40 @@ class StrongBot(GreedyBot):
         return super().lay_out_wild(table, shanten_now)
 
     # --- discards ---------------------------------------------------------------------------
+    def prefer(self, table: SeatTable, tile: int) -> float:
+        plans = self.plans(table)
+        off_plan = 5.0 if plans and not plans[0].keeps(tile) else 0.0
+        return off_plan + super().prefer(table, tile)
+
+    def choose_discard(
+        self,
+        table: SeatTable,
+        discards: list[Action],
+        after: list[int | None],
+        best: int,
+        wild: int | None,
+    ) -> Action:
+        plans = self.plans(table)
+        if plans:
+            tile = self.strategy.special_discard(table, plans[0])
+            if tile is not None:
+                for action in discards:
+                    if action.tile == tile:
+                        return action
+        return super().choose_discard(table, discards, after, best, wild)
+
+    def declare_ready(
+        self, table: SeatTable, legal: Sequence[Action], tile: int, ready: bool
+    ) -> Action | None:
+        plans = self.plans(table)
+        if plans and plans[0].name == "qidui":
+            return None  # 七对 is paid at the cap already: 报听 would only raise the losses
+        return super().declare_ready(table, legal, tile, ready)
+
+    def discard_slack(self, table: SeatTable) -> int:
+        # Only a plan makes a step of shanten worth giving up (danger never outweighs one).
+        return self.slack if self.plans(table) else 0
+
     def discard_value(self, table: SeatTable, tile: int, shanten: int, wild: int | None) -> float:
         plans = self.plans(table)
         self.shanten_weight = PLAN_SHANTEN_WEIGHT if plans else 100.0
@@ -108,6 +145,8 @@ class StrongBot(GreedyBot):
         plans = self.plans(table)
         if plans and tile is not None:
             plan = plans[0]
+            if plan.name == "qidui":
+                return False  # seven pairs stays concealed
             if not plan.keeps(tile):
                 return False
             if plan.name == "pengpenghu":

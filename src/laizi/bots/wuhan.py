@@ -10,7 +10,7 @@ cost of openings in 口口翻, and the contracts (全求人, 三句包) a carele
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from laizi import hand as shapes
 from laizi.bots.strategy import STRATEGIES, Plan, Strategy, all_triplets_need
@@ -125,13 +125,13 @@ class WuhanStrategy(Strategy):
                 continue
             inside = sum(counts[t] for t in real if t // 9 == suit)
             if size and size - inside <= 4 and inside >= 7:
-                plans.append(Plan(f"qingyise-{'mps'[suit]}", lambda t, s=suit: t // 9 == s, 3.0))
+                plans.append(Plan(f"qingyise-{'mps'[suit]}", _in_suit(suit), 3.0))
         # 碰碰胡: pairs and triplets, no chow.
         if not chows:
             pairs = sum(1 for t in real if counts[t] >= 2)
             pungs = sum(1 for kind, _ in table.melds if kind != "chow")
             if pairs + pungs >= 4 and (pairs + pungs >= 5 or table.openings):
-                plans.append(Plan("pengpenghu", lambda t, c=counts: c[t] >= 2, 2.0))
+                plans.append(Plan("pengpenghu", _paired(counts), 2.0))
         # 将一色: every tile a 2, 5 or 8, any shape.
         if not chows and all(t in TWO_FIVE_EIGHT for _, tiles in table.melds for t in tiles[:1]):
             inside = sum(counts[t] for t in real if t in TWO_FIVE_EIGHT)
@@ -189,6 +189,14 @@ class WuhanStrategy(Strategy):
                 )
                 return off <= 1
         return False
+
+
+def _in_suit(suit: int) -> Callable[[int], bool]:
+    return lambda tile: tile // 9 == suit
+
+
+def _paired(counts: list[int]) -> Callable[[int], bool]:
+    return lambda tile: counts[tile] >= 2
 
 
 STRATEGIES["wuhan"] = WuhanStrategy

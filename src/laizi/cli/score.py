@@ -1,4 +1,4 @@
-"""``laizi score FILE|-``: settle one finished Wuhan hand (INTERFACES.md).
+"""``laizi score FILE|-``: settle one finished Wuhan or Baishan hand (INTERFACES.md).
 
 Reads the input object, prints the readable settlement (Chinese or English), or with ``--json``
 only the JSON object on one line.  Bad input exits 1 with a message naming the field.
@@ -20,7 +20,7 @@ def score_command(
     as_json: bool = typer.Option(False, "--json", help="Print only the JSON result."),
     lang: str | None = LangOption,
 ) -> None:
-    """Settle a win: who pays whom, how much, and why (RULES.md A7–A10)."""
+    """Settle a win: who pays whom, how much, and why (Wuhan A7–A10, Baishan Part B)."""
     language = lang_or_exit(lang)
     data = load_json(source)
     try:

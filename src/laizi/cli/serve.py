@@ -28,13 +28,18 @@ def serve(
 
         from laizi.server.app import create_app
         from laizi.server.protocol import MAX_MESSAGE_BYTES
-        from laizi.server.store import default_db_url
+        from laizi.server.store import Store, default_db_url
     except ImportError as error:  # pragma: no cover - the dependencies are required
         fail(f"the server needs its dependencies: {error}")
     if log_level not in ("debug", "info", "warning", "error"):
         fail("--log-level must be debug, info, warning or error", code=2)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     url = db or default_db_url()
+    try:  # a bad URL or an unwritable file is a clear message now, not a traceback later
+        Store(url).close()
+    except Exception as error:
+        fail(f"--db {url}: {str(error).splitlines()[0]}")
     uvicorn.run(
         create_app(url),
         host=host,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from laizi import hand as shapes
 from laizi.engine.ruleset import Ruleset, WinOffer
 from laizi.rules import BaishanRules, Meld, Settings, ruleset
+from laizi.rules.baishan import TERMINALS_AND_HONORS
 from laizi.scoring import PlayerHand, WinSituation
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class BaishanRuleset(Ruleset):
     def declarable_discards(self, state: HandState, seat: int) -> Sequence[int]:
         """报听 on a single wait (夹, 边, 单调) or on terminals only (Part B)."""
         player = state.players[seat]
-        return self.rules.declarable_discards(player.counts, _melds(player.melds))
+        return self.rules.declarable_discards(player.counts, player.melds)
 
     def kong_payments(
         self, state: HandState, seat: int, kind: str, tile: int
@@ -81,9 +82,7 @@ class BaishanRuleset(Ruleset):
         if how != "self_draw":
             counts = counts[:]
             counts[tile] += 1
-        if not shapes.complete(counts) and (
-            player.melds or not (shapes.seven_pairs(counts) or shapes.thirteen_orphans(counts))
-        ):
+        if not shapes.complete(counts) and (player.melds or not _special_shape(counts)):
             return None
         settlement = self.rules.score(self.situation(state, seat, tile, how))
         if not settlement.allowed:
@@ -128,6 +127,15 @@ class BaishanRuleset(Ruleset):
             (players[0], players[1], players[2], players[3]),
             discard and state.after_kong,  # 杠后点炮: the discard came right after a kong
         )
+
+
+def _special_shape(counts: list[int]) -> bool:
+    """Seven pairs or thirteen orphans (a closed 14-tile hand), odd counts tested first."""
+    if 1 in counts or 3 in counts:
+        return sum(counts[t] for t in TERMINALS_AND_HONORS) == 14 and shapes.thirteen_orphans(
+            counts
+        )
+    return shapes.seven_pairs(counts)
 
 
 def _melds(melds: Sequence[TableMeld]) -> tuple[Meld, ...]:

@@ -197,8 +197,7 @@ def _turn(state: HandState, action: Action, events: list[Event]) -> None:
         return
     if kind == DECLARE_READY:
         player.declared_ready = True  # 报听 (Part B): the hand is locked from now on
-        events.append({"type": "declare_ready", "seat": seat, "tile": TILE[tile]})
-        _discard(state, events, seat, tile)
+        _discard(state, events, seat, tile, declare_ready=True)
         return
     if kind in (DISCARD, LAY_OUT):
         player.counts[tile] -= 1
@@ -224,11 +223,16 @@ def _turn(state: HandState, action: Action, events: list[Event]) -> None:
         raise AssertionError(kind)
 
 
-def _discard(state: HandState, events: list[Event], seat: int, tile: int) -> None:
+def _discard(
+    state: HandState, events: list[Event], seat: int, tile: int, declare_ready: bool = False
+) -> None:
     player = state.players[seat]
     player.counts[tile] -= 1
     player.river.append(tile)
-    events.append({"type": "discard", "seat": seat, "tile": TILE[tile]})
+    event: Event = {"type": "discard", "seat": seat, "tile": TILE[tile]}
+    if declare_ready:
+        event["declare_ready"] = True  # 报听 with this discard: one decision, one event
+    events.append(event)
     _open_window(state, events, seat, tile, CLAIM)
 
 

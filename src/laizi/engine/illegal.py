@@ -119,7 +119,7 @@ def _tile_reason(state: HandState, action: Action) -> tuple[str, str] | None:
         )
     if action.type == DECLARE_READY:
         return (
-            f"打出 {name} 后不是单钓、夹、边或只胡幺九，不能报听",
+            f"打出 {name} 后不是夹、边、单调或只胡幺九的听牌，不能报听",
             f"after discarding {name} the hand does not wait on a single tile kind (夹, 边, "
             "单调) or on terminals only: no 报听",
         )

@@ -3,8 +3,8 @@
 A record is every event of a hand in order: ``start`` (rules, dealer, running totals and the
 commitment ``sha256(seed)``), ``deal``, then every decision and its consequences (draws happen
 by themselves), and ``end`` (winner, payments, the settlement, and the seed revealed).  The
-decisions are the events ``discard``, ``lay_out``, ``concealed_kong``, ``added_kong``,
-``declare_ready``, ``claim``,
+decisions are the events ``discard`` (with ``"declare_ready": true`` for 报听), ``lay_out``,
+``concealed_kong``, ``added_kong``, ``claim``,
 ``pass``, ``abandon`` and a self-drawn ``win``; everything else follows from them and the wall.
 So a record replays: re-derive the wall from the revealed seed, feed the decisions to the
 engine, and every event must come out identical.  ``docs/engine.md`` has the full format.
@@ -47,7 +47,7 @@ __all__ = [
     "verify",
 ]
 
-_TILE_DECISIONS = (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG, DECLARE_READY)
+_TILE_DECISIONS = (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG)
 
 
 class RecordError(ValueError):
@@ -88,6 +88,8 @@ def action_of(event: dict[str, Any]) -> Action | None:
     """The decision an event records, or None when the event is a consequence."""
     kind = event.get("type")
     seat = event.get("seat")
+    if kind == DISCARD and event.get("declare_ready") is True:
+        return Action.from_json({"seat": seat, "type": DECLARE_READY, "tile": event.get("tile")})
     if kind in _TILE_DECISIONS:
         return Action.from_json({"seat": seat, "type": kind, "tile": event.get("tile")})
     if kind == "claim":

@@ -89,7 +89,7 @@ def _tiles(obj: dict[str, Any], key: str) -> list[int]:
 def _setup(obj: Any) -> tuple[HandState, list[dict[str, Any]], list[Any]]:
     if not isinstance(obj, dict):
         raise ScriptError("script", "must be a JSON object")
-    unknown = sorted(set(obj) - set(_KEYS))
+    unknown = sorted(k for k in set(obj) - set(_KEYS) if not str(k).startswith("_"))  # _comment
     if unknown:
         raise ScriptError(unknown[0], "unknown key")
     if "rules" not in obj:

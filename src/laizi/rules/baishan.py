@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from laizi import hand as shapes
-from laizi.rules.melds import Meld
 
 __all__ = [
     "BIG_KONG_TILES",
@@ -33,6 +32,7 @@ __all__ = [
     "TERMINALS_AND_HONORS",
     "BaishanReading",
     "BaishanVerdict",
+    "MeldLike",
     "Rank",
     "declarable_discards",
     "evaluate",
@@ -49,7 +49,16 @@ TERMINALS_AND_HONORS = TERMINALS | frozenset(range(27, 34))
 BIG_KONG_TILES = frozenset({0, 9, 18})
 """大杠: a kong of 1m, 1p or 1s is paid double (Part B)."""
 
-_TERMINAL_MASK = tuple(t in TERMINALS_AND_HONORS for t in range(34))
+
+
+class MeldLike(Protocol):
+    """A meld on the table: ``laizi.rules.Meld`` or the engine's ``TableMeld``."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def tiles(self) -> tuple[int, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +129,7 @@ def _standard_readings(counts: list[int]) -> list[BaishanReading]:
     return found
 
 
-def evaluate(concealed: Sequence[int], melds: Sequence[Meld]) -> BaishanVerdict:
+def evaluate(concealed: Sequence[int], melds: Sequence[MeldLike]) -> BaishanVerdict:
     """Is this a winning Baishan hand?  ``concealed`` is the count vector *with* the winning
     tile; ``melds`` the table melds.  Returns every reading the hand allows (Part B)."""
     counts = list(concealed)
@@ -159,7 +168,7 @@ def evaluate(concealed: Sequence[int], melds: Sequence[Meld]) -> BaishanVerdict:
     return BaishanVerdict(None, tuple(complete))
 
 
-def winning_tiles(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+def winning_tiles(concealed: Sequence[int], melds: Sequence[MeldLike]) -> list[int]:
     """For a 3n+1 hand: the kinds that would complete it into an allowed win (sorted).
 
     A kind the hand already holds four of is no wait (as :func:`laizi.hand.waits`)."""
@@ -182,11 +191,12 @@ def may_declare_ready(waits: Sequence[int]) -> bool:
     return bool(waits) and (len(waits) == 1 or all(t in TERMINALS for t in waits))
 
 
-def declarable_discards(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+def declarable_discards(concealed: Sequence[int], melds: Sequence[MeldLike]) -> list[int]:
     """For a 3n+2 hand on its turn: the discards after which the player may declare ready."""
     counts = list(concealed)
-    # Only a ready hand can declare: look at the cheap shape test before the full one.
-    if shapes.shanten(counts) > 0 and (melds or sum(counts) != 14 or not _near_special(counts)):
+    # Only a ready hand can declare: two cheap tests before the full one.
+    special = not melds and sum(counts) == 14 and _near_special(counts)
+    if not special and (_isolated(counts) > 2 or shapes.shanten(counts) > 0):
         return []
     found = []
     for tile in range(34):
@@ -199,11 +209,32 @@ def declarable_discards(concealed: Sequence[int], melds: Sequence[Meld]) -> list
     return found
 
 
+def _isolated(counts: Sequence[int]) -> int:
+    """Single tiles with no other tile of their suit within two ranks (honors: any single),
+    counted up to 3.
+
+    A ready hand's isolated tiles can only be its pair wait (单调), so a hand that holds three
+    after drawing can't be ready after one discard: removing a tile never joins two others."""
+    found = 0
+    for t in range(27, 34):
+        if counts[t] == 1:
+            found += 1
+    for low in (0, 9, 18):
+        if found > 2:
+            break
+        c = [0, 0, *counts[low : low + 9], 0, 0]
+        for r in range(2, 11):
+            if c[r] == 1 and not (c[r - 2] or c[r - 1] or c[r + 1] or c[r + 2]):
+                found += 1
+    return found
+
+
 def _near_special(counts: Sequence[int]) -> bool:
     """Whether some discard leaves a 13-tile seven-pairs or thirteen-orphans wait."""
-    pairs = sum(c // 2 for c in counts)
-    orphans = sum(1 for t in TERMINALS_AND_HONORS if counts[t])
-    return pairs >= 6 or orphans >= 12
+    c = list(counts)
+    if c.count(2) + c.count(3) + 2 * c.count(4) >= 6:
+        return True
+    return sum(1 for t in TERMINALS_AND_HONORS if c[t]) >= 12
 
 
 def kong_payments(

@@ -131,11 +131,15 @@ class BaishanRules:
         """What a kong pays on the spot (Part B)."""
         return baishan.kong_payments(self.settings.base, dealer, seat, kind, tile)
 
-    def winning_tiles(self, concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    def winning_tiles(
+        self, concealed: Sequence[int], melds: Sequence[baishan.MeldLike]
+    ) -> list[int]:
         """The kinds that complete a 3n+1 hand into an allowed win."""
         return baishan.winning_tiles(concealed, melds)
 
-    def declarable_discards(self, concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    def declarable_discards(
+        self, concealed: Sequence[int], melds: Sequence[baishan.MeldLike]
+    ) -> list[int]:
         """报听: the discards after which a 3n+2 hand may declare ready."""
         return baishan.declarable_discards(concealed, melds)
 

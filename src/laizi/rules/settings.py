@@ -266,7 +266,7 @@ def _validate(s: Settings) -> None:
         raise SettingsError("cap", "must be greater than 0")
     # The ladder only climbs: 封顶 ≤ 金顶 ≤ 阳光顶 ≤ 三阳开泰 (A9).
     ladder = ("cap", "golden_cap", "sunshine_cap", "three_suns_cap")
-    for lower, higher in pairwise(ladder):
+    for lower, higher in pairwise(ladder if s.game == "wuhan" else ()):  # Baishan: one cap
         if getattr(s, higher) < getattr(s, lower):
             raise SettingsError(
                 higher, f"must not be below {lower} ({_exact_text(getattr(s, lower))})"

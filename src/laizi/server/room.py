@@ -73,6 +73,30 @@ class Conn:
         """The logged-in account (``laizi.server.accounts.Account``, issue 8); None: a guest."""
 
 
+class Timer:
+    """One cancellable timer of a room (a prompt's clock, a grace period, the next deal)."""
+
+    __slots__ = ("args", "fn", "handle", "room")
+
+    def __init__(self, room: Room, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+        self.room = room
+        self.fn = fn
+        self.args = args
+        self.handle: asyncio.Handle | None = None
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+        self.room.timers.discard(self)
+
+    def fire(self) -> None:
+        self.room.timers.discard(self)
+        try:
+            self.fn(*self.args)
+        except Exception:  # a bug must not take the server down: log it, keep serving
+            log.exception("room %s: timer failed", self.room.code)
+
+
 @dataclass
 class Seat:
     kind: str = "empty"  # "human", "bot" or "empty"
@@ -86,7 +110,7 @@ class Seat:
     """What the others were told of ``auto``: a timeout in a claim window is only shown at the
     seat's next turn (showing it at once would tell that the seat could claim)."""
     bank: float = 0.0
-    grace: asyncio.TimerHandle | None = None
+    grace: Timer | None = None
     leaving: bool = False
     """The player left (or the grace period ran out): the seat escapes at the first chance."""
 
@@ -97,7 +121,7 @@ class Prompt:
     seat: int
     legal: list[Action]
     started: float
-    handle: asyncio.TimerHandle | None = None
+    handle: Timer | None = None
 
 
 class Room:
@@ -132,11 +156,13 @@ class Room:
         self.hand_events: list[dict[str, Any]] = []
         self.streams: dict[int | None, list[dict[str, Any]]] = {v: [] for v in VIEWERS}
         self.hand_starts: dict[int | None, int] = {v: 0 for v in VIEWERS}
-        """Each viewer's sequence number before the current hand: only the current hand's
-        events are kept in memory (an older ``last_seq`` gets a snapshot)."""
+        """Each viewer's sequence number before the current hand."""
+        self.base: dict[int | None, int] = {v: 0 for v in VIEWERS}
+        """Each viewer's sequence number before the first event kept in memory: the current
+        and the previous hand are kept (an older ``last_seq`` gets a snapshot)."""
         self.seq: dict[int | None, int] = {v: 0 for v in VIEWERS}
         self.prompts: dict[int, Prompt] = {}
-        self.timers: set[asyncio.TimerHandle] = set()
+        self.timers: set[Timer] = set()
         self.live = True
         """False while being rebuilt from the database: nothing is sent, nothing scheduled."""
         self.on_match_end: Callable[[Room], None] | None = None
@@ -147,17 +173,11 @@ class Room:
     def loop(self) -> asyncio.AbstractEventLoop:
         return asyncio.get_running_loop()
 
-    def _later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> asyncio.TimerHandle:
-        handle = self.loop.call_later(delay_ms / 1000, self._fire, fn, args)
-        self.timers.add(handle)
-        return handle
-
-    def _fire(self, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
-        self.timers = {t for t in self.timers if not t.cancelled() and t.when() > self.loop.time()}
-        try:
-            fn(*args)
-        except Exception:  # a bug must not take the server down: log it, keep serving
-            log.exception("room %s: timer failed", self.code)
+    def _later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> Timer:
+        timer = Timer(self, fn, args)
+        timer.handle = self.loop.call_later(delay_ms / 1000, timer.fire)
+        self.timers.add(timer)
+        return timer
 
     def info(self) -> dict[str, Any]:
         """The public state of the room (no hidden information)."""
@@ -267,11 +287,11 @@ class Room:
         """The missed events (or a snapshot), then the room and any pending prompt."""
         viewer = conn.seat
         stream = self.streams[viewer]
-        start = self.hand_starts[viewer]
+        base = self.base[viewer]
         now = self.seq[viewer]
-        if last_seq is not None and start <= last_seq <= now:
+        if last_seq is not None and base <= last_seq <= now:
             for i in range(last_seq, now):
-                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i - start]})
+                self.post(conn, {"type": "event", "seq": i + 1, "event": stream[i - base]})
         else:
             self.post(
                 conn,
@@ -333,9 +353,12 @@ class Room:
             if s.kind == "empty":
                 self.seats[i] = Seat(kind="bot", name=f"bot {i}", bank=self.table.bank_seconds)
                 self.store.set_seat(self.id, i, "bot", f"bot {i}", None)
-        for s in self.seats:
+        for i, s in enumerate(self.seats):
             if s.kind == "bot":
                 s.bot = bot_player(self.table.bot_level, self.rules)
+            elif not s.conns and s.grace is None and self.live:
+                # Seated before a restart and not back yet: the grace period runs from now.
+                s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, i)
         self.status = "playing"
         self.store.set_status(self.id, "playing")
         self._broadcast_info()
@@ -356,8 +379,10 @@ class Room:
         self.state = state
         self.hand_events = []
         for v in VIEWERS:
+            previous = self.hand_starts[v]
+            self.streams[v] = self.streams[v][previous - self.base[v] :]
+            self.base[v] = previous
             self.hand_starts[v] = self.seq[v]
-            self.streams[v] = []
         self._emit(events)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
@@ -432,7 +457,9 @@ class Room:
         if state is None or state.over:
             return
         try:
-            events = apply(state, action)
+            # An action from a prompt was checked against the prompt's legal actions already.
+            prompt = self.prompts.get(seat)
+            events = apply(state, action, check=prompt is None or action not in prompt.legal)
         except IllegalAction as error:  # checked against the prompt before; never for a client
             log.error("room %s: illegal %s: %s", self.code, action.notation(), error)
             return
@@ -495,9 +522,8 @@ class Room:
                 self.on_match_end(self)
             except Exception:  # booking must not stop the table; recovery books it later
                 log.exception("room %s: match-end hook failed", self.code)
-        for timer in self.timers:
+        for timer in list(self.timers):
             timer.cancel()
-        self.timers.clear()
         for s in self.seats:
             if s.grace is not None:
                 s.grace.cancel()
