@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
 import time
 import unicodedata
 from collections import deque
@@ -164,6 +165,7 @@ class RateLimiter:
         self.window = window
         self.clock = clock
         self.hits: dict[str, deque[float]] = {}
+        self.lock = threading.Lock()
 
     def _recent(self, key: str) -> deque[float]:
         now = self.clock()
@@ -178,6 +180,10 @@ class RateLimiter:
 
     def retry_after(self, key: str) -> float | None:
         """Seconds until ``key`` may try again, or None if it may now."""
+        with self.lock:
+            return self._retry_after(key)
+
+    def _retry_after(self, key: str) -> float | None:
         hits = self._recent(key)
         if len(hits) < self.limit:
             return None
@@ -185,17 +191,22 @@ class RateLimiter:
 
     def hit(self, key: str) -> float | None:
         """Count one try; returns :meth:`retry_after` as it was before (None: allowed)."""
-        wait = self.retry_after(key)
-        if wait is None:
-            self.hits.setdefault(key, deque()).append(self.clock())
-        return wait
+        with self.lock:
+            wait = self._retry_after(key)
+            if wait is None:
+                self.hits.setdefault(key, deque()).append(self.clock())
+            return wait
 
     def clear(self, key: str) -> None:
-        self.hits.pop(key, None)
+        with self.lock:
+            self.hits.pop(key, None)
 
 
 class Accounts:
-    """Accounts and sessions in the server's database, with the login rate limits."""
+    """Accounts and sessions in the server's database, with the login rate limits.
+
+    :meth:`register` and :meth:`login` may run in worker threads (the API runs them there, off
+    the event loop): the limiters take a lock."""
 
     def __init__(
         self,
@@ -270,7 +281,8 @@ class Accounts:
         wait = self.tries_by_address.hit(address)
         if wait is not None:
             raise _limited(wait)
-        wait = self.failed_by_account.retry_after(key)
+        # Counted before the check (a success clears it), so concurrent tries can't slip past.
+        wait = self.failed_by_account.hit(key)
         if wait is not None:
             raise _limited(wait)
         with self.engine.connect() as c:
@@ -278,10 +290,8 @@ class Accounts:
         if row is None:
             # The same work as for a real account, so timing does not tell which names exist.
             _verify(self.hasher, self._dummy_hash, password)
-            self.failed_by_account.hit(key)
             raise AccountError("bad_login", "wrong name or password", 401)
         if not _verify(self.hasher, row.password_hash, password):
-            self.failed_by_account.hit(key)
             raise AccountError("bad_login", "wrong name or password", 401)
         self.failed_by_account.clear(key)
         if self.hasher.check_needs_rehash(row.password_hash):
