@@ -91,6 +91,7 @@ def click_once(page: Page) -> bool:
     if not actions.count():
         return False
     prompt = actions.get_attribute("data-prompt")
+    check_buttons(page)
     if page.locator("button.act-win").count():
         page.click("button.act-win")
     elif page.locator("button.act-pass").count():
@@ -106,6 +107,30 @@ def click_once(page: Page) -> bool:
             return True
         time.sleep(0.02)
     raise AssertionError(f"prompt {prompt} was not answered")
+
+
+BUTTONS = """
+() => {
+  const page = window.laiziPage;
+  if (!page || !page.prompt) return null;
+  const key = (a) => [a.type, a.tile || "", a.tiles || ""].join(" ");
+  const legal = page.prompt.legal.map(key).sort();
+  const shown = [...document.querySelectorAll(".actions button[data-act]")].map((b) =>
+    [b.dataset.type, b.dataset.tile || "", b.dataset.tiles || ""].join(" "));
+  const discards = new Set([...document.querySelectorAll(".my-hand button[data-discard]")]
+    .map((b) => `discard ${b.dataset.discard} `));
+  return { legal, shown: [...shown, ...discards].sort(), prompt: page.prompt.id };
+}
+"""
+
+
+def check_buttons(page: Page) -> None:
+    """The page offers exactly the prompt's legal actions: one button each (a chow per sequence),
+    a discard as a clickable tile of the hand."""
+    seen = page.evaluate(BUTTONS)
+    if seen is None:
+        return
+    assert seen["shown"] == seen["legal"], seen
 
 
 def play_until(page: Page, done: str, limit: int = 400) -> int:
