@@ -351,3 +351,18 @@ def test_a_dropped_connection_reconnects_and_catches_up(server, browser):
     assert page.get_attribute(".my-hand", "data-hand") == hand
     play_until(page, ".settlement.open table.settle")
     assert errors == []
+
+
+def test_a_spectator_sees_the_public_table_only(server, browser):
+    player, _ = new_page(browser)
+    code = create_room(player, server.http, name="Kai", hands="1")
+    player.wait_for_selector(".actions[data-prompt]")
+    watcher, errors = new_page(browser)
+    watcher.goto(f"{server.http}/r/{code}?watch=1")
+    watcher.wait_for_selector(".board")
+    assert watcher.locator(".my-hand").count() == 0
+    assert watcher.locator("button[data-cmd=auto]").count() == 0
+    assert "Kai" in watcher.inner_text(".seat[data-seat='0'] .name")
+    assert watcher.locator(".seat .backs").count() == 4  # every hand face down: counts only
+    assert watcher.locator(".seat .mult").count() == 4
+    assert errors == []
