@@ -366,3 +366,10 @@ def test_a_spectator_sees_the_public_table_only(server, browser):
     assert watcher.locator(".seat .backs").count() == 4  # every hand face down: counts only
     assert watcher.locator(".seat .mult").count() == 4
     assert errors == []
+
+
+def test_replay_frames_of_a_hand_that_does_not_exist_are_a_404(server):
+    status, body = server.get("/api/rooms/NOSUCH/hands/0/replay")
+    assert status == 404 and "no finished hand" in json.loads(body)["error"]
+    status, body = server.get("/r/abc234")
+    assert status == 200 and b"ABC234" in body  # the page, titled with the room's code

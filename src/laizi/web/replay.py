@@ -3,10 +3,13 @@
 >>> from laizi.engine import Game
 >>> game = Game.deal("wuhan-hongzhong-kaikou", seed=bytes(32))
 >>> while not game.over:
-...     game.play(game.legal_actions(game.to_act[0])[0])
+...     _ = game.play(game.legal_actions(game.to_act[0])[0])
 >>> steps = frames(game.record)
->>> steps[0]["events"][0]["type"], len(steps[0]["hands"][0]), steps[-1]["events"][-1]["type"]
-('deal', 14, 'end')
+>>> steps[0]["events"][0]["type"], steps[0]["hands"][0], steps[-1]["events"][-1]["type"]
+('deal', '244569m16p47s1557z', 'end')
+>>> len(steps) == 1 + sum(1 for e in game.record if e["type"] in ("discard", "lay_out",
+...     "concealed_kong", "added_kong", "claim", "pass", "abandon") or e.get("how") == "self_draw")
+True
 """
 
 from __future__ import annotations

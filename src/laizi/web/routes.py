@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -83,6 +84,15 @@ async def _page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
+async def _room_page(request: Request) -> Response:
+    """The same page, titled with the room's code (what a shared link shows before it loads)."""
+    code = html.escape(request.path_params["code"].upper())
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    title = "<title>laizi 癞子麻将"
+    page = page.replace(f"{title}</title>", f"{title} — {code}</title>", 1)
+    return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+
+
 async def _presets(request: Request) -> Response:
     return JSONResponse(presets())
 
@@ -102,7 +112,7 @@ def routes(record: Callable[[str, int], list[dict[str, Any]] | None]) -> list[Ba
 
     return [
         Route("/", _page),
-        Route("/r/{code}", _page),
+        Route("/r/{code}", _room_page),
         Route("/replay/{code}/{number:int}", _page),
         Route("/api/presets", _presets),
         Route("/api/rooms/{code}/hands/{number:int}/replay", replay),
