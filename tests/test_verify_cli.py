@@ -70,9 +70,8 @@ def test_verify_rejects_changed_payments(record):
     last = len(events) - 1
 
     def richer(e):
-        e["payments"] = [
-            p + (1 if s == 0 else 0) - (1 if s == 1 else 0) for s, p in enumerate(e["payments"])
-        ]
+        e["payments"] = [p + (1 if s == 0 else 0) - (1 if s == 1 else 0)
+                         for s, p in enumerate(e["payments"])]
 
     verdict = verify(parse_record(tampered(record, last, richer)))
     assert not verdict.ok and verdict.index == last

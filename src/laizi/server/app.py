@@ -43,6 +43,8 @@ __all__ = ["Hub", "create_app"]
 
 log = logging.getLogger("laizi.server")
 
+FORGET_AFTER_S = 600.0
+"""A finished room stays in memory (its page, its info, its connections) this long."""
 OUTBOX_LIMIT = 2000
 """A client that lets this many messages pile up unread is disconnected."""
 
@@ -103,10 +105,20 @@ class Hub:
         room_id = self.store.create_room(code, rules.to_json(), table.to_json())
         room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
         room.on_match_end = self.on_match_end
+        room.on_over = self.forget_later
         self.rooms[code] = room
         if table.players == 0:
             room.start_match()
         return room
+
+    def forget_later(self, room: Room) -> None:
+        """Drop a finished room from memory after a while (its records stay in the database)."""
+
+        def forget() -> None:
+            if self.rooms.get(room.code) is room:
+                del self.rooms[room.code]
+
+        asyncio.get_running_loop().call_later(FORGET_AFTER_S, forget)
 
     def recover(self) -> int:
         """Rebuild every unfinished room from the database; returns how many."""
@@ -133,6 +145,7 @@ class Hub:
                         bank=room.table.bank_seconds,
                     )
                 room.status = row.status
+                room.on_over = self.forget_later
                 if row.status == "playing":
                     room.rebuild(self.store.hands(row.id))
                 room.resume()
@@ -167,7 +180,7 @@ class Hub:
                 elif isinstance(message, Leave):
                     room.leave(conn)
                 elif isinstance(message, Resync):
-                    room._catch_up(conn, message.last_seq)
+                    room.catch_up(conn, message.last_seq)
         except ProtocolError as error:
             conn.send({"type": "error", "code": error.code, "message": error.message})
 

@@ -141,6 +141,8 @@ class Room:
         self.post: Callable[[Conn, dict[str, Any]], None] = post or (lambda c, m: c.send(m))
         """How a message leaves: the hub holds it until the database has what it tells."""
         self.staged: Callable[[], None] = staged or store.commit
+        self.on_over: Callable[[Room], None] | None = None
+        """Called once the match is over (the hub forgets the room a while later)."""
         """Called after an action's events are staged: the hub commits them soon."""
         self.id = room_id
         self.code = code
@@ -230,7 +232,7 @@ class Room:
             self.spectators.add(conn)
             conn.room, conn.seat, conn.spectator = self, None, True
             self.post(conn, {"type": "joined", "room": self.code, "seat": None, "token": None})
-            self._catch_up(conn, msg.last_seq)
+            self.catch_up(conn, msg.last_seq)
             self._broadcast_info()
             return
         if msg.token is not None:
@@ -245,7 +247,7 @@ class Room:
             if seat is None:
                 raise ProtocolError("bad_token", "no seat of this room has that token")
             self._attach(conn, seat)
-            self._catch_up(conn, msg.last_seq)
+            self.catch_up(conn, msg.last_seq)
             self._broadcast_info()
             return
         if self.status != "waiting":
@@ -269,7 +271,7 @@ class Room:
         self.seats[seat] = Seat(kind="human", name=name, token=token, bank=self.table.bank_seconds)
         self.store.set_seat(self.id, seat, "human", name, token)
         self._attach(conn, seat)
-        self._catch_up(conn, None)
+        self.catch_up(conn, None)
         self._broadcast_info()
         if sum(s.kind == "human" for s in self.seats) == self.table.players:
             self.start_match()
@@ -283,7 +285,7 @@ class Room:
             s.grace = None
         self.post(conn, {"type": "joined", "room": self.code, "seat": seat, "token": s.token})
 
-    def _catch_up(self, conn: Conn, last_seq: int | None) -> None:
+    def catch_up(self, conn: Conn, last_seq: int | None) -> None:
         """The missed events (or a snapshot), then the room and any pending prompt."""
         viewer = conn.seat
         stream = self.streams[viewer]
@@ -529,6 +531,8 @@ class Room:
                 s.grace.cancel()
                 s.grace = None
         self._broadcast_info()
+        if self.live and self.on_over is not None:
+            self.on_over(self)
 
     # -- prompts and timers ---------------------------------------------------------------------
     def _refresh_prompts(self) -> None:
