@@ -24,6 +24,7 @@ from laizi.engine import (
     make_ruleset,
     new_hand,
     parse_record,
+    seat_event,
     to_jsonl,
     verify,
     view,
@@ -225,7 +226,12 @@ def test_kong_payments_stand_in_a_drawn_hand_and_the_split_comes_at_4():
     events = play(state, events, kong_first)
     paid = [e for e in events if e["type"] == "kong_paid"]
     # a concealed kong, 2 units from each, the dealer (seat 0) ×2
-    assert paid == [{"type": "kong_paid", "seat": 1, "tile": "6z", "payments": [-4, 8, -2, -2]}]
+    assert paid == [{"type": "kong_paid", "seat": 1, "kind": "concealed_kong", "tile": "6z",
+                     "payments": [-4, 8, -2, -2]}]
+    # the other seats are told the payment, not the concealed kong's tile
+    assert seat_event(paid[0], 2) == {"type": "kong_paid", "seat": 1, "kind": "concealed_kong",
+                                      "payments": [-4, 8, -2, -2]}
+    assert seat_event(paid[0], 1) == paid[0]
     end = events[-1]
     assert end["reason"] == "drawn"
     assert end["payments"] == [-4, 8, -2, -2] and end["kong_payments"] == [-4, 8, -2, -2]
@@ -315,7 +321,7 @@ def test_no_robbing_an_added_kong():
     events += apply(state, Action(0, "added_kong", parse_tile("8s")))
     # seat 2 waits on 8s, but Baishan robs no kong: the kong stands, is paid (the dealer's: ×2
     # from everyone), and its replacement draw follows
-    assert events[-2] == {"type": "kong_paid", "seat": 0, "tile": "8s",
+    assert events[-2] == {"type": "kong_paid", "seat": 0, "kind": "added_kong", "tile": "8s",
                           "payments": [6, -2, -2, -2]}
     assert events[-1]["type"] == "draw" and events[-1]["from"] == "back"
     assert state.phase == "turn" and state.turn == 0

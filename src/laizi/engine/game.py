@@ -378,6 +378,7 @@ def _kong_paid(state: HandState, events: list[Event], seat: int, kind: str, tile
         {
             "type": "kong_paid",
             "seat": seat,
+            "kind": kind,
             "tile": TILE[tile],
             "payments": [number(p) for p in payments],
         }

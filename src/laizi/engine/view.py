@@ -90,7 +90,8 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
 def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any] | None:
     """What ``seat`` (None: a spectator) may be told of one event, or None for nothing at all.
 
-    Another seat's drawn tile, its starting hand and its concealed kong's tile are hidden; so
+    Another seat's drawn tile, its starting hand and its concealed kong's tile (also in the
+    ``kong_paid`` event that follows it) are hidden; so
     are the decisions in a claim window (``claim``, ``pass``: they tell what a seat holds) —
     the claim that wins shows as its own event.  The wall of a scripted record is never shown.
     The ``end`` event reveals everything anyway.
@@ -105,5 +106,9 @@ def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any]
         hands = [h if s == seat else None for s, h in enumerate(event["hands"])]
         return {**event, "hands": hands}
     if kind in ("draw", "concealed_kong") and not own:
+        return {k: v for k, v in event.items() if k != "tile"}
+    if kind == "kong_paid" and event.get("kind") == "concealed_kong" and not own:
+        # the payment is public, the concealed kong's tile is not (its amount may still tell a
+        # 大杠 of 1m/1p/1s: paying on the spot makes that public, as at a real table)
         return {k: v for k, v in event.items() if k != "tile"}
     return event
