@@ -358,7 +358,8 @@ def test_a_spectator_sees_the_public_table_only(server, browser):
     code = create_room(player, server.http, name="Kai", hands="1")
     player.wait_for_selector(".actions[data-prompt]")
     watcher, errors = new_page(browser)
-    watcher.goto(f"{server.http}/r/{code}?watch=1")
+    # Opening the link of a room whose seats are taken makes one a spectator, as ?watch=1 does.
+    watcher.goto(f"{server.http}/r/{code}")
     watcher.wait_for_selector(".board")
     assert watcher.locator(".my-hand").count() == 0
     assert watcher.locator("button[data-cmd=auto]").count() == 0

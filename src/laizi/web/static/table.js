@@ -74,6 +74,12 @@ export class TablePage {
         if (m.on) this.prompt = null;
         break;
       case "error":
+        if (m.code === "room_full" && this.seat == null && !this.conn.spectate) {
+          // Every seat for people is taken (or the match is on): watch instead of a dead page.
+          this.conn.spectate = true;
+          this.conn.send({ type: "join", room: this.code, spectate: true });
+          break;
+        }
         this.error = `${m.code}: ${m.message}`;
         break;
       case "left":
