@@ -93,6 +93,9 @@ def test_whole_hand_against_three_bots_by_clicking_to_the_settlement(server, bro
     clicks = 0
     while clicks < 8 and not page.locator(".settlement.open").count():
         clicks += click_once(page)
+    # While a decision of ours is pending nothing else can happen at the table: open the factors
+    # of the seat on the right then (unless the hand is already over).
+    page.wait_for_selector(".actions[data-prompt], .settlement.open")
     if not page.locator(".settlement.open").count():
         page.locator(".seat.pos-right .mult").click()  # its factors open under the name
         assert page.locator(".seat.pos-right .mult-detail").count() == 1
