@@ -82,7 +82,7 @@ def test_a_bot_is_handed_only_its_seats_view():
             assert "wall" not in seen and "result" not in seen
             for player in seen["players"]:
                 assert "concealed" not in player  # another seat's tiles are never in a view
-            assert sum(len(m) for m in [seen["concealed"]]) > 0
+            assert seen["concealed"]  # its own hand is there
             json.dumps(seen)  # plain data: no engine object to reach through
     assert sum(out.payments) == 0
 
@@ -259,3 +259,15 @@ def test_strong_goes_for_seven_pairs_paid_at_the_cap():
 def test_strong_throws_the_single_least_likely_to_pair_in_seven_pairs():
     seen = baishan_view("1122m3344p5566s7z8s", players={2: {"discards": ["8s", "8s"]}})
     assert make_bot("strong", BAISHAN).act(seen, turn_legal(seen)).tile == parse_tile("8s")
+
+
+def test_strong_chases_no_big_hand_when_a_small_win_already_pays_the_cap():
+    # Multiplier 32 against opponents of at least 16: 512 ≥ the cap of 300 on every loser (A9),
+    # so 清一色 would pay no more — strong plays for speed like greedy.
+    big = {"multiplier": {"total": 16, "factors": []}}
+    seen = table_view("11234567899m5p58s", must_gang=(), laizi="7z", indicator="6z",
+                      players={0: {"multiplier": {"total": 32, "factors": []}}, 1: big, 2: big,
+                               3: big})
+    assert make_bot("strong", WUHAN).act(seen, turn_legal(seen)) == make_bot(
+        "greedy", WUHAN).act(seen, turn_legal(seen))
+    assert make_bot("strong", WUHAN).strategy.small_win_capped(SeatTable(seen))

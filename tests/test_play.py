@@ -74,3 +74,27 @@ def test_actions_get_keys_discards_by_their_place_in_the_hand():
              Action(0, "win")]
     keys = action_keys(legal, hand)
     assert keys == {"a": legal[0], "c": legal[1], "1": legal[2], "2": legal[3]}
+
+
+def test_a_baishan_hand_at_the_table_ends_with_the_settlement():
+    import io
+
+    from rich.console import Console
+
+    from laizi.terminal import TerminalTable
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=140)
+    read_to = [0]
+
+    def first_key() -> str:
+        text = buffer.getvalue()[read_to[0]:]
+        read_to[0] = len(buffer.getvalue())
+        keys = KEY.findall(text.rsplit("your hand", 1)[-1])
+        return keys[0] if keys else "n"
+
+    table = TerminalTable("baishan", seed=2, lang="zh", console=console, read_line=first_key)
+    totals = table.run(hands=1)
+    out = buffer.getvalue()
+    assert sum(totals) == 0
+    assert "本局结束" in out and "本局得分" in out and "牌墙" in out

@@ -223,3 +223,21 @@ def test_unbooked_match_is_booked_from_its_hand_records(store: Store) -> None:
     with store.engine.begin() as c:
         c.execute(delete(seat_accounts))
     assert book_unbooked(store.engine) == 0
+
+
+@given(st.lists(amounts, min_size=4, max_size=4))
+def test_from_equal_ratings_the_best_never_loses_and_the_worst_never_gains(
+    totals: list[Fraction],
+) -> None:
+    after = rate([(MU, SIGMA)] * 4, totals)
+    best, worst = max(totals), min(totals)
+    for total, (mu, _) in zip(totals, after, strict=True):
+        if total == best:
+            assert mu >= MU - 1e-9
+        if total == worst:
+            assert mu <= MU + 1e-9
+    # Equal totals, equal ratings after.
+    for i in range(4):
+        for j in range(4):
+            if totals[i] == totals[j]:
+                assert after[i][0] == pytest.approx(after[j][0])

@@ -586,3 +586,44 @@ def test_serve_with_a_bad_database_url_is_a_clear_error(url: str) -> None:
     assert done.returncode == 1
     assert done.stderr.startswith(f"laizi: --db {url}: ")
     assert "Traceback" not in done.stderr
+
+
+def test_a_restart_keeps_the_time_bank_and_auto_play(tmp_path: Path) -> None:
+    srv = ServerProcess(tmp_path / "db.sqlite3").start()
+    try:
+        room = srv.create_room(
+            players=1,
+            hands=3,
+            action_seconds=0.3,
+            bank_seconds=0.2,
+            bot_delay_ms=20,
+            between_hands_ms=0,
+        )
+
+        async def first() -> Client:
+            c = await Client.connect(srv.ws)
+            await c.join(room["code"])
+            await c.expect("prompt")
+            assert (await c.expect("auto", timeout=5))["on"] is True  # timed out: 托管
+            return c
+
+        c = run(first())
+        srv.kill9()
+        srv.start()
+
+        async def second() -> None:
+            c2 = await Client.connect(srv.ws)
+            await c2.join(room["code"], token=c.token, last_seq=c.last_seq)
+            await asyncio.sleep(1.0)
+            # Still on auto-play after the restart: the server decides, no prompt comes.
+            assert not any(m["type"] == "prompt" for m in c2.messages)
+            await c2.send({"type": "auto", "on": False})
+            prompt = await c2.expect("prompt", timeout=30)
+            assert prompt["bank"] == 0  # the bank spent before the crash stays spent
+            await play(c2, random.Random(4))
+
+        run(second())
+        for record in records(srv, room["code"]):
+            assert verify(record).ok
+    finally:
+        srv.stop()

@@ -69,3 +69,42 @@ def test_a_finished_room_is_forgotten_later(tmp_path: Path, monkeypatch) -> None
         assert hub.store.room_id(room.code) is not None  # the database keeps it
 
     asyncio.run(main())
+
+
+def test_an_older_database_is_migrated_and_keeps_its_rooms(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    config = Config()
+    config.set_main_option("script_location", str(Path(server_app.__file__).parent / "migrations"))
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")  # the first schema, before the seats' clocks
+        connection.execute(
+            text(
+                "INSERT INTO rooms (id, code, rules, table_settings, status, created)"
+                " VALUES (1, 'OLD123', '\"wuhan-qipi-kaikou\"', '{}', 'waiting', 0)"
+            )
+        )
+        connection.execute(
+            text("INSERT INTO seats (room_id, seat, kind, name) VALUES (1, 2, 'human', 'Ann')")
+        )
+    engine.dispose()
+    store = Store(url)
+    [row] = store.rooms(("waiting",))
+    assert row.code == "OLD123"
+    assert row.seats == [
+        {
+            "seat": 2,
+            "kind": "human",
+            "name": "Ann",
+            "token": None,
+            "bank": None,
+            "auto": False,
+            "auto_shown": False,
+        }
+    ]
+    store.close()

@@ -203,6 +203,8 @@ class TerminalTable:
             s = player["seat"]
             who = pick(lang, "你", "you") if s == self.seat else self.bot_name
             label = f"{s} {who}" + (pick(lang, " 庄", " dealer") if s == seen["dealer"] else "")
+            if player.get("declared_ready"):
+                label += pick(lang, " 报听", " ready")
             melds = Text()
             for meld in player["melds"]:
                 name = pick(lang, *MELD_NAMES[meld["kind"]])
@@ -215,6 +217,8 @@ class TerminalTable:
                 for f in multiplier.get("factors", [])
             ]
             mult = f"×{multiplier.get('total', 1)}" + (f" ({', '.join(parts)})" if parts else "")
+            if "multiplier" not in player:
+                mult = "—"  # Baishan counts fans at the end, not a running multiplier
             table.add_row(label, mult, melds, self.tiles(player["discards"], seen),
                           str(player["hand_size"]), str(seen["scores"][s]))
         c.print(table)

@@ -104,6 +104,10 @@ class Strategy:
         """For a plan with a shape of its own (Baishan 七对), the discard it wants, or None."""
         return None
 
+    def small_win_capped(self, table: SeatTable) -> bool:
+        """Does any win already pay the room's cap, so that a bigger one pays no more?"""
+        return False
+
     def pass_small_win(self, table: SeatTable) -> bool:
         """Pass a small win offered on a discard for a likely bigger one?"""
         return False

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from laizi.bots.base import register
-from laizi.bots.greedy import GreedyBot
-from laizi.bots.strategy import TERMINALS_AND_HONORS, Plan
+from laizi.bots.greedy import SHANTEN_WEIGHT, GreedyBot
+from laizi.bots.strategy import Plan
 from laizi.bots.table import SeatTable
 from laizi.engine.actions import CHOW, KONG, PUNG, Action
 
@@ -62,8 +62,12 @@ class StrongBot(GreedyBot):
     laizi_late = 1
     """Keep a single laizi as a wildcard while the shanten is above this (then lay it out)."""
 
-    def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+    def __init__(self, rules: Any, seed: int = 0) -> None:
+        super().__init__(rules, seed)
         self._plans: list[Plan] | None = None
+
+    def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        self._plans = None  # plans are worked out once per decision
         return super().act(view, legal)
 
     def plans(self, table: SeatTable) -> list[Plan]:
@@ -81,8 +85,10 @@ class StrongBot(GreedyBot):
         # With a big hand in view the minimum is no concern and the laizi is worth keeping.
         if self.plans(table) and table.counts[table.laizi or 0] < 2:
             return False
-        if table.counts[table.laizi or 0] < 2 and shanten_now > self.laizi_late:
-            return False
+        if table.counts[table.laizi or 0] < 2 and (
+            shanten_now > self.laizi_late or self.strategy.small_win_capped(table)
+        ):
+            return False  # keep the wildcard: capped wins can't grow, losses still would
         return super().lay_out_wild(table, shanten_now)
 
     # --- discards ---------------------------------------------------------------------------
@@ -122,21 +128,19 @@ class StrongBot(GreedyBot):
 
     def discard_value(self, table: SeatTable, tile: int, shanten: int, wild: int | None) -> float:
         plans = self.plans(table)
-        self.shanten_weight = PLAN_SHANTEN_WEIGHT if plans else 100.0
+        self.shanten_weight = PLAN_SHANTEN_WEIGHT if plans else SHANTEN_WEIGHT
         value = super().discard_value(table, tile, shanten, wild)
         if plans and not plans[0].keeps(tile):
             value += plans[0].weight * 4
-        if not self.use_danger:
-            return value
-        own = max(0, shanten)
-        weight = DEFENSE.get(own, FAR_DEFENSE)
-        danger = sum(
-            self.strategy.threat(table, other) * tile_danger(table, tile, other.discards)
-            for other in table.opponents
-        )
-        value -= self.danger_scale * weight * danger
-        if self.use_contracts:
-            value -= 4.0 * self.strategy.liability(table, tile, shanten <= 0)
+        if self.use_danger:
+            weight = DEFENSE.get(max(0, shanten), FAR_DEFENSE)
+            danger = sum(
+                self.strategy.threat(table, other) * tile_danger(table, tile, other.discards)
+                for other in table.opponents
+            )
+            value -= self.danger_scale * weight * danger
+            if self.use_contracts:
+                value -= 4.0 * self.strategy.liability(table, tile, shanten <= 0)
         return value
 
     # --- claims -----------------------------------------------------------------------------
@@ -156,6 +160,4 @@ class StrongBot(GreedyBot):
         cost = self.strategy.opening_cost(table)
         if cost and action.type != KONG and (after >= now or after > 1):
             return False  # an opening that costs is made only to get ready
-        if cost and action.type == CHOW and tile is not None and tile in TERMINALS_AND_HONORS:
-            return after < now
         return super().claim_ok(table, action, now, after)

@@ -112,7 +112,15 @@ class WuhanStrategy(Strategy):
         return 0.0
 
     # --- strong judgement -------------------------------------------------------------------
+    def small_win_capped(self, table: SeatTable) -> bool:
+        """A9 caps: would even a small soft win on a discard already pay every loser the cap?
+        Then a big hand pays no more, and a higher multiplier only raises one's losses."""
+        weakest = min(o.multiplier for o in table.opponents)
+        return table.multiplier * weakest * self.rules.base >= self.rules.cap
+
     def plans(self, table: SeatTable) -> list[Plan]:
+        if self.small_win_capped(table):
+            return []
         counts, laizi = table.counts, table.laizi
         plans: list[Plan] = []
         real = [t for t in range(34) if counts[t] and t != laizi and t not in table.must_gang]

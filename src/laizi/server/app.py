@@ -142,7 +142,9 @@ class Hub:
                         kind=seat["kind"],
                         name=seat["name"],
                         token=seat["token"],
-                        bank=room.table.bank_seconds,
+                        bank=room.table.bank_seconds if seat["bank"] is None else seat["bank"],
+                        auto=seat["auto"],
+                        auto_shown=seat["auto_shown"],
                     )
                 room.status = row.status
                 room.on_over = self.forget_later

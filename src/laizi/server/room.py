@@ -431,7 +431,10 @@ class Room:
             raise ProtocolError("illegal", f"{action.notation()} is not legal now; legal: {legal}")
         s = self.seats[seat]
         used = self.loop.time() - prompt.started
-        s.bank = max(0.0, s.bank - max(0.0, used - self.table.action_seconds))
+        over = used - self.table.action_seconds
+        if over > 0 and s.bank > 0:
+            s.bank = max(0.0, s.bank - over)
+            self._save_seat(seat)
         self._play(seat, action)
 
     def set_auto(self, conn: Conn, on: bool) -> None:
@@ -450,8 +453,16 @@ class Room:
         if shown and s.auto_shown != on:
             s.auto_shown = on
             self._broadcast_info()
+        self._save_seat(seat)
         for conn in s.conns:
             self.post(conn, {"type": "auto", "on": on})
+
+    def _save_seat(self, seat: int) -> None:
+        """Stage the seat's time bank and 托管 flags (a restart resumes them)."""
+        if self.live:
+            s = self.seats[seat]
+            self.store.stage_seat(self.id, seat, s.bank, s.auto, s.auto_shown)
+            self.staged()
 
     def _play(self, seat: int, action: Action) -> None:
         """Apply an action: check it, write its events to the database, then tell everyone."""
@@ -556,6 +567,7 @@ class Room:
             if s.kind == "bot" or s.auto:
                 if s.auto and state.phase in (TURN, FINAL) and not s.auto_shown:
                     s.auto_shown = True
+                    self._save_seat(seat)
                     self._broadcast_info()
                 prompt.handle = self._later(self.table.bot_delay_ms, self._auto_move, seat, pid)
                 continue

@@ -58,6 +58,9 @@ seats = Table(
     Column("kind", String(8), nullable=False),
     Column("name", String(64), nullable=False),
     Column("token", String(64), nullable=True),
+    Column("bank", Float, nullable=True),
+    Column("auto", Boolean, nullable=False, default=False),
+    Column("auto_shown", Boolean, nullable=False, default=False),
 )
 
 hands = Table(
@@ -137,6 +140,7 @@ class Store:
         self.staged_events: list[dict[str, Any]] = []
         self.staged_finished: list[int] = []
         self.staged_status: list[tuple[int, str]] = []
+        self.staged_seats: dict[tuple[int, int], dict[str, Any]] = {}
         self.engine: Engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -201,7 +205,15 @@ class Store:
                         json.loads(row.table_settings),
                         row.status,
                         [
-                            {"seat": s.seat, "kind": s.kind, "name": s.name, "token": s.token}
+                            {
+                                "seat": s.seat,
+                                "kind": s.kind,
+                                "name": s.name,
+                                "token": s.token,
+                                "bank": s.bank,
+                                "auto": bool(s.auto),
+                                "auto_shown": bool(s.auto_shown),
+                            }
                             for s in seat_rows
                         ],
                     )
@@ -253,15 +265,26 @@ class Store:
         if room_status is not None:
             self.staged_status.append(room_status)
 
+    def stage_seat(self, room_id: int, seat: int, bank: float, auto: bool, shown: bool) -> None:
+        """Stage a seat's clock: its time bank and 托管 flags (written with the next commit)."""
+        self.staged_seats[(room_id, seat)] = {"bank": bank, "auto": auto, "auto_shown": shown}
+
     def commit(self) -> None:
         """Write what :meth:`append` staged (nothing to do when nothing is staged)."""
-        if self.staged_events or self.staged_finished or self.staged_status:
+        if self.staged_events or self.staged_finished or self.staged_status or self.staged_seats:
             with self.engine.begin() as c:
                 self._write_staged(c)
 
     def _write_staged(self, c: Any) -> None:
         rows, finished, statuses = self.staged_events, self.staged_finished, self.staged_status
         self.staged_events, self.staged_finished, self.staged_status = [], [], []
+        clocks, self.staged_seats = self.staged_seats, {}
+        for (room_id, seat), values in clocks.items():
+            c.execute(
+                update(seats)
+                .where((seats.c.room_id == room_id) & (seats.c.seat == seat))
+                .values(**values)
+            )
         if rows:
             c.execute(insert(events), rows)
         for hand_id in finished:
