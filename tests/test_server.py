@@ -569,7 +569,14 @@ def test_every_game_the_engine_knows_plays_and_verifies_with_the_cli(
     assert done.stdout.startswith("ok")
 
 
-@pytest.mark.parametrize("url", ["nosuch://x", "sqlite:////nonexistent/dir/laizi.sqlite3"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "nosuch://x",
+        "sqlite:////nonexistent/dir/laizi.sqlite3",
+        "postgresql://laizi@127.0.0.1:1/laizi",  # nobody listens there
+    ],
+)
 def test_serve_with_a_bad_database_url_is_a_clear_error(url: str) -> None:
     import subprocess
     import sys
@@ -588,8 +595,8 @@ def test_serve_with_a_bad_database_url_is_a_clear_error(url: str) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_a_restart_keeps_the_time_bank_and_auto_play(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path / "db.sqlite3").start()
+def test_a_restart_keeps_the_time_bank_and_auto_play(tmp_path: Path, db_url: str) -> None:
+    srv = ServerProcess(tmp_path / "db.sqlite3", db_url=db_url).start()
     try:
         room = srv.create_room(
             players=1,
