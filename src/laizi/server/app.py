@@ -218,6 +218,7 @@ def create_app(db_url: str) -> Starlette:
         gc.freeze()
         log.info("laizi server ready (%d room(s) recovered)", recovered)
         yield
+        hub.flush()  # what was accepted in the last turn of the loop is written before we go
         store.close()
 
     def hub() -> Hub:
