@@ -6,6 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# The web client's browser tests drive Debian's Chromium (never Playwright's own download) and need
+# a CJK font to draw the tiles.
+if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q chromium fonts-noto-cjk
+fi
 if [ -z "${LAIZI_TEST_POSTGRES_URL:-}" ]; then
     pgdir=$(mktemp -d /tmp/laizi-test-pg.XXXXXX)
     trap 'bash scripts/postgres.sh stop "$pgdir"' EXIT

@@ -37,6 +37,7 @@ from laizi.server.protocol import (
 from laizi.server.room import Conn, Room, new_code
 from laizi.server.store import Store
 from laizi.server.table import TableSettings, TableSettingsError
+from laizi.web import routes as web_routes
 
 __all__ = ["Hub", "create_app"]
 
@@ -326,9 +327,9 @@ def create_app(db_url: str) -> Starlette:
             task.cancel()
 
     routes = [
-        Route("/", index),
+        # The web client (issue 9) serves "/", "/r/{code}" and its files: laizi.web.routes.
+        *web_routes(lambda code, number: hub().store.record(code.upper(), number)),
         Route("/healthz", healthz),
-        Route("/r/{code}", room_page),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/hands/{number:int}", record),

@@ -1,0 +1,75 @@
+"""A finished hand's record as replay frames: after every step, the public view and every hand.
+
+>>> from laizi.engine import Game
+>>> game = Game.deal("wuhan-hongzhong-kaikou", seed=bytes(32))
+>>> while not game.over:
+...     _ = game.play(game.legal_actions(game.to_act[0])[0])
+>>> steps = frames(game.record)
+>>> steps[0]["events"][0]["type"], steps[0]["hands"][0], steps[-1]["events"][-1]["type"]
+('deal', '244569m16p47s1557z', 'end')
+>>> len(steps) == 1 + sum(1 for e in game.record if e["type"] in ("discard", "lay_out",
+...     "concealed_kong", "added_kong", "claim", "pass", "abandon") or e.get("how") == "self_draw")
+True
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from laizi.engine import (
+    RecordError,
+    apply,
+    make_ruleset,
+    new_hand,
+    parse_seed,
+    replay_record,
+    view,
+)
+from laizi.engine.record import action_of
+from laizi.tiles import format_tiles, parse_tiles
+
+__all__ = ["frames"]
+
+
+def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One frame per step of the hand (the deal, then each decision with what followed it).
+
+    Each frame: ``events`` (what happened in this step, as recorded), ``view`` (the spectator's
+    view after it, multipliers included) and ``hands`` (every seat's concealed tiles, open).
+    :class:`laizi.engine.RecordError` if the record does not replay.
+    """
+    replay_record(events)  # checks the whole record first: a bad one is refused, not half shown
+    start = events[0]
+    scores = tuple(Fraction(str(x)) for x in start.get("scores", [0, 0, 0, 0]))
+    ruleset = make_ruleset(start["rules"])
+    if start.get("commitment") is not None:
+        seed = parse_seed(events[-1]["seed"])
+        state, first = new_hand(
+            ruleset, start["dealer"], seed=seed, hand_number=start.get("hand", 0), scores=scores
+        )
+    else:
+        wall = tuple(parse_tiles(start["wall"]))
+        state, first = new_hand(
+            ruleset, start["dealer"], wall=wall, hand_number=start.get("hand", 0), scores=scores
+        )
+
+    def frame(step: list[dict[str, Any]]) -> dict[str, Any]:
+        shown = [e for e in step if e.get("type") != "start"]
+        return {
+            "events": [{k: v for k, v in e.items() if k != "wall"} for e in shown],
+            "view": view(state),
+            "hands": [format_tiles(p.concealed()) for p in state.players],
+            "drawn": None if state.drawn is None else format_tiles([state.drawn]),
+        }
+
+    out = [frame(first)]
+    index = len(first)
+    while not state.over and index < len(events):
+        action = action_of(events[index])
+        if action is None:  # pragma: no cover - replay_record accepted the record
+            raise RecordError(index, "expected a decision")
+        step = apply(state, action)
+        index += len(step)
+        out.append(frame(step))
+    return out

@@ -1,0 +1,38 @@
+// The client's entry point: the header (language switch) and the page for the address —
+// "/" the lobby, "/r/CODE" a room's table, "/replay/CODE/N" a finished hand.
+
+import { getLang, setLang, t } from "./i18n.js";
+import { renderLobby } from "./lobby.js";
+import { renderReplay } from "./replay.js";
+import { TablePage } from "./table.js";
+
+const root = document.getElementById("app");
+let page = null;
+
+function header() {
+  const box = document.getElementById("top");
+  box.innerHTML = `<a href="/" class="brand">癞子 <span>${t("title")}</span></a><span class="spacer"></span>` +
+    `<button id="lang" data-lang="${getLang()}">${t("lang_switch")}</button>`;
+  box.querySelector("#lang").addEventListener("click", () => {
+    setLang(getLang() === "zh" ? "en" : "zh");
+    if (page) { header(); page.render(); } else location.reload();
+  });
+}
+
+function route() {
+  header();
+  const path = location.pathname;
+  const room = path.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
+  const replay = path.match(/^\/replay\/([A-Za-z0-9]+)\/(\d+)\/?$/);
+  if (room) {
+    const watch = new URLSearchParams(location.search).has("watch");
+    page = new TablePage(root, room[1].toUpperCase(), { name: localStorage.getItem("laizi.name") || "", spectate: watch });
+    window.laiziPage = page;
+  } else if (replay) {
+    renderReplay(root, replay[1].toUpperCase(), Number(replay[2]));
+  } else {
+    renderLobby(root);
+  }
+}
+
+route();

@@ -1,0 +1,182 @@
+// The lobby: name or account, create a room from a preset (a field for every setting, defaults
+// shown, the server validates), join by code or link, open rooms, leaderboard and past matches.
+
+import { CHOICE_NAMES, GAME_NAMES, PRESET_NAMES, SETTING_NAMES, named, pick, t } from "./i18n.js";
+import { esc, num } from "./util.js";
+
+async function getJson(url) {
+  const r = await fetch(url, { credentials: "same-origin" });
+  return { ok: r.ok, status: r.status, body: r.ok ? await r.json() : null };
+}
+
+function fieldHtml(field, value, group) {
+  const id = `${group}-${field.key}`;
+  const label = `<label for="${id}">${esc(named(SETTING_NAMES, field.key))} <small class="muted">(${field.key})</small></label>`;
+  const def = `<small class="default" data-default-for="${field.key}">${t("default_is")}: ${esc(field.type === "choice" ? named(CHOICE_NAMES, String(value)) : String(value))}</small>`;
+  let input;
+  if (field.type === "choice") {
+    input = `<select id="${id}" name="${field.key}" data-group="${group}" data-type="choice">${field.choices.map((c) => `<option value="${c}"${c === value ? " selected" : ""}>${esc(named(CHOICE_NAMES, c))}</option>`).join("")}</select>`;
+  } else if (field.type === "bool") {
+    input = `<input type="checkbox" id="${id}" name="${field.key}" data-group="${group}" data-type="bool"${value ? " checked" : ""}>`;
+  } else {
+    input = `<input type="number" id="${id}" name="${field.key}" data-group="${group}" data-type="${field.type}" value="${value}" step="any">`;
+  }
+  return `<div class="field">${label}${input}${def}</div>`;
+}
+
+function readValue(input) {
+  if (input.dataset.type === "bool") return input.checked;
+  if (input.dataset.type === "choice") return input.value;
+  const text = input.value.trim();
+  const n = Number(text);
+  return text === "" || Number.isNaN(n) ? text : n;
+}
+
+export async function renderLobby(root) {
+  const name = localStorage.getItem("laizi.name") || "";
+  root.innerHTML = `<div class="lobby">
+    <section class="card who"><h2>${t("your_name")}</h2>
+      <input id="player-name" maxlength="32" value="${esc(name)}" placeholder="${t("guest")}">
+      <div class="account"></div></section>
+    <section class="card join"><h2>${t("join_room")}</h2>
+      <form id="join-form"><input id="join-code" placeholder="${t("room_code")}" maxlength="64" autocapitalize="characters">
+      <button type="submit">${t("join")}</button> <button type="button" id="watch">${t("spectate")}</button></form>
+      <div class="open-rooms"></div></section>
+    <section class="card create"><h2>${t("create_room")}</h2><form id="create-form">
+      <div class="field"><label for="preset">${t("preset")}</label><select id="preset"></select></div>
+      <h3>${t("rules")}</h3><div class="fields rules-fields"></div>
+      <h3>${t("table_settings")}</h3><div class="fields table-fields"></div>
+      <div class="form-error" role="alert"></div>
+      <button type="submit" class="primary" id="create-room">${t("create")}</button> <button type="button" id="reset-form">${t("reset")}</button>
+    </form></section>
+    <section class="card ranks"><h2>${t("leaderboard")}</h2><div class="leaderboard"></div></section>
+    <section class="card mine"><h2>${t("my_matches")}</h2><div class="my-matches"></div></section>
+  </div>`;
+  const nameInput = root.querySelector("#player-name");
+  nameInput.addEventListener("change", () => localStorage.setItem("laizi.name", nameInput.value.trim()));
+
+  const joinCode = () => {
+    const raw = root.querySelector("#join-code").value.trim();
+    const match = raw.match(/\/r\/([A-Za-z0-9]+)/);
+    return (match ? match[1] : raw).toUpperCase();
+  };
+  root.querySelector("#join-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    localStorage.setItem("laizi.name", nameInput.value.trim());
+    if (joinCode()) location.href = `/r/${joinCode()}`;
+  });
+  root.querySelector("#watch").addEventListener("click", () => {
+    if (joinCode()) location.href = `/r/${joinCode()}?watch=1`;
+  });
+
+  const { body: spec } = await getJson("/api/presets");
+  const presetSelect = root.querySelector("#preset");
+  presetSelect.innerHTML = Object.keys(spec.presets).map((p) => `<option value="${p}">${esc(named(PRESET_NAMES, p))}</option>`).join("");
+  const fill = () => {
+    const rules = spec.presets[presetSelect.value];
+    const fields = spec.fields.filter((f) => f.key in rules); // Baishan has fewer settings than Wuhan
+    root.querySelector(".rules-fields").innerHTML = fields.map((f) => fieldHtml(f, rules[f.key], "rules")).join("");
+    root.querySelector(".table-fields").innerHTML = spec.table_fields.map((f) => fieldHtml(f, spec.table[f.key], "table")).join("");
+  };
+  presetSelect.addEventListener("change", fill);
+  root.querySelector("#reset-form").addEventListener("click", fill);
+  fill();
+
+  root.querySelector("#create-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    localStorage.setItem("laizi.name", nameInput.value.trim());
+    const rules = { preset: presetSelect.value };
+    const table = {};
+    const defaults = spec.presets[presetSelect.value];
+    root.querySelectorAll("[data-group]").forEach((input) => {
+      const value = readValue(input);
+      if (input.dataset.group === "rules") {
+        if (value !== defaults[input.name]) rules[input.name] = value;
+      } else if (value !== spec.table[input.name]) table[input.name] = value;
+    });
+    const r = await fetch("/api/rooms", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ rules, table }),
+    });
+    const body = await r.json();
+    if (!r.ok) {
+      root.querySelector(".form-error").textContent = `${t("error")}: ${body.error || body.message || r.status}`;
+      return;
+    }
+    location.href = `/r/${body.code}`;
+  });
+
+  renderAccounts(root);
+}
+
+async function renderAccounts(root) {
+  const box = root.querySelector(".account");
+  const me = await getJson("/api/me");
+  if (me.status === 404) {
+    box.innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
+    root.querySelector(".leaderboard").innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
+    root.querySelector(".my-matches").innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
+    return;
+  }
+  if (me.ok) {
+    box.innerHTML = `<p>${t("logged_in_as", `<b>${esc(me.body.name)}</b>`)} <button id="logout">${t("logout")}</button></p>`;
+    root.querySelector("#player-name").value = me.body.name;
+    root.querySelector("#logout").addEventListener("click", async () => {
+      await fetch("/api/logout", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+      renderLobby(root);
+    });
+  } else {
+    box.innerHTML = `<p class="muted">${t("playing_as_guest")}</p><form id="login-form">
+      <input id="login-name" placeholder="${t("your_name")}" autocomplete="username">
+      <input id="login-password" type="password" placeholder="${t("password")}" autocomplete="current-password">
+      <button type="submit">${t("login")}</button> <button type="button" id="register">${t("register")}</button>
+      <div class="form-error" role="alert"></div></form>`;
+    const send = async (path) => {
+      const r = await fetch(path, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: root.querySelector("#login-name").value, password: root.querySelector("#login-password").value }),
+      });
+      if (r.ok) renderLobby(root);
+      else {
+        const body = await r.json().catch(() => ({}));
+        box.querySelector(".form-error").textContent = `${t("error")}: ${body.message || body.error || r.status}`;
+      }
+    };
+    box.querySelector("#login-form").addEventListener("submit", (e) => { e.preventDefault(); send("/api/login"); });
+    box.querySelector("#register").addEventListener("click", () => send("/api/register"));
+  }
+  const lobby = await getJson("/api/lobby");
+  if (lobby.ok) {
+    const rooms = lobby.body.rooms.map((r) => `<li><a href="/r/${esc(r.code)}">${esc(r.code)}</a> ${esc(named(PRESET_NAMES, r.preset))} · ${esc(r.status)} · ${r.seated}/${r.players}</li>`).join("");
+    root.querySelector(".open-rooms").innerHTML = `<h3>${t("open_rooms")}</h3><ul>${rooms || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
+  }
+  const games = ["wuhan", "baishan"];
+  const showBoard = async (game) => {
+    const board = await getJson(`/api/leaderboard/${game}`);
+    if (!board.ok) return;
+    const tabs = games.map((g) => `<button type="button" data-board="${g}" class="${g === game ? "primary" : ""}">${esc(named(GAME_NAMES, g))}</button>`).join(" ");
+    const rows = board.body.players.map((p) => `<tr data-player="${esc(p.name)}"><td>${p.place}</td><td>${esc(p.name)}</td>` +
+      `<td class="rank">${esc(pick([p.rank.zh, p.rank.en]))}</td><td>${num(p.points)}</td><td>${num(p.rating.ordinal)}</td><td>${p.matches}</td></tr>`).join("");
+    root.querySelector(".leaderboard").innerHTML = `<div class="tabs">${tabs}</div><table><thead><tr><th>#</th><th>${t("player")}</th><th>${t("rank")}</th>` +
+      `<th>${t("points")}</th><th>${t("rating")}</th><th>${t("matches")}</th></tr></thead><tbody>${rows || `<tr><td colspan="6" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
+    root.querySelectorAll("[data-board]").forEach((b) => b.addEventListener("click", () => showBoard(b.dataset.board)));
+  };
+  showBoard("wuhan");
+  if (me.ok) {
+    const standing = me.body.games.wuhan;
+    if (standing) {
+      box.insertAdjacentHTML("beforeend", `<p class="my-rank">${t("rank")}: <b>${esc(pick([standing.rank.zh, standing.rank.en]))}</b> · ${t("points")} ${num(standing.points)}` +
+        (standing.next_rank ? ` · ${t("to_next", esc(pick([standing.next_rank.zh, standing.next_rank.en])), num(standing.next_rank.missing))}` : "") + "</p>");
+    }
+    const mine = await getJson("/api/me/matches");
+    if (mine.ok) {
+      const items = mine.body.matches.map((x) => {
+        const links = x.hands.map((_, i) => `<a href="/replay/${esc(x.room)}/${i}">${t("hand_no", i + 1)}</a>`).join(" ");
+        return `<li data-room="${esc(x.room)}"><b>${esc(x.room)}</b> ${esc(named(PRESET_NAMES, x.preset))} · ${t("place", x.place)} · ${num(x.total)} ` +
+          `<a href="${esc(x.record)}" download>${t("download_record")}</a><br>${links}</li>`;
+      }).join("");
+      root.querySelector(".my-matches").innerHTML = `<ul>${items || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
+    }
+  } else {
+    root.querySelector(".my-matches").innerHTML = `<p class="muted">${t("playing_as_guest")}</p>`;
+  }
+}

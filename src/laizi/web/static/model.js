@@ -1,0 +1,213 @@
+// The client's picture of the hand: built from a snapshot's view, kept up to date by events.
+//
+// The fields are named as in the engine's view (docs/engine.md, "Views") so a snapshot can replace
+// the model at any time; tests/test_web_model.py checks, in the browser, that the model after every
+// event equals the engine's view of the same seat. The live multipliers are recomputed here from
+// the melds and the tiles laid out (RULES.md A7's standing factors, laizi.scoring.standing_factors).
+
+import { parseTiles, sortTiles } from "./tiles.js";
+
+const OPENINGS = new Set(["chow", "pung", "exposed_kong", "added_kong"]);
+const LAID_OUT_KINDS = ["hongzhong_gang", "facai_gang", "pi_gang", "laizi_gang"];
+
+function emptyPlayer(seat) {
+  return { seat, hand_size: 0, melds: [], laid_out: [], discards: [], claimed: [], openings: 0, multiplier: null };
+}
+
+/** A model from a view (the engine's `view(state, seat)`), with the room's rules. */
+export function fromView(view, rules) {
+  const model = JSON.parse(JSON.stringify(view));
+  model.rules = rules || model.rules || null;
+  model.hand_tiles = view.concealed != null ? parseTiles(view.concealed) : null;
+  model.rob = null;
+  model.last = null;
+  return model;
+}
+
+function meldText(tile, n) {
+  return tile[0].repeat(n) + tile[1];
+}
+
+function removeTiles(model, tiles) {
+  if (!model.hand_tiles) return;
+  for (const tile of tiles) {
+    const i = model.hand_tiles.indexOf(tile);
+    if (i >= 0) model.hand_tiles.splice(i, 1);
+  }
+}
+
+function afterDraw(model, seat) {
+  model.turn = seat;
+  model.claim = undefined;
+  delete model.claim;
+}
+
+/** Apply one event (as the seat's stream gives it) to the model; returns the model. */
+export function applyEvent(model, ev) {
+  const p = model.players ? model.players[ev.seat] : undefined;
+  switch (ev.type) {
+    case "start": {
+      const seat = model.seat;
+      const rules = ev.rules || model.rules;
+      Object.keys(model).forEach((k) => delete model[k]);
+      Object.assign(model, {
+        seat, game: ev.game, hand: ev.hand, dealer: ev.dealer, phase: "turn", turn: ev.dealer,
+        to_act: [ev.dealer], indicator: null, laizi: null, pi: [], must_gang: [],
+        tiles_left: 136 - 53, live: 0, scores: ev.scores, commitment: ev.commitment,
+        players: [0, 1, 2, 3].map(emptyPlayer), hand_tiles: seat == null ? null : [],
+        drawn: null, rules, rob: null, last: null,
+      });
+      break;
+    }
+    case "deal": {
+      model.indicator = ev.indicator ?? null;
+      model.laizi = ev.laizi ?? null;
+      model.pi = ev.pi || [];
+      model.must_gang = ev.must_gang || [];
+      if (ev.indicator) model.tiles_left -= 1;
+      model.players.forEach((pl, s) => { pl.hand_size = s === model.dealer ? 14 : 13; });
+      if (model.seat != null && ev.hands[model.seat]) model.hand_tiles = parseTiles(ev.hands[model.seat]);
+      break;
+    }
+    case "draw": {
+      p.hand_size += 1;
+      model.tiles_left -= 1;
+      if (ev.seat === model.seat && ev.tile) {
+        model.hand_tiles.push(ev.tile);
+        model.drawn = ev.tile;
+      }
+      if (model.rob && ev.from === "back" && ev.seat === model.rob.seat) {
+        const meld = p.melds.find((m) => m.kind === "pung" && m.tiles === meldText(model.rob.tile, 3));
+        if (meld) { meld.kind = "added_kong"; meld.tiles = meldText(model.rob.tile, 4); }
+      }
+      model.rob = null;
+      model.phase = ev.final ? "final" : "turn";
+      afterDraw(model, ev.seat);
+      break;
+    }
+    case "discard":
+    case "lay_out": {
+      p.hand_size -= 1;
+      if (ev.seat === model.seat) removeTiles(model, [ev.tile]);
+      model.drawn = null;
+      if (ev.type === "lay_out" || ev.lay_out) {
+        p.laid_out.push(ev.tile);
+      } else {
+        p.discards.push(ev.tile);
+        model.phase = "claim";
+        model.claim = { tile: ev.tile, from: ev.seat };
+      }
+      break;
+    }
+    case "concealed_kong": {
+      p.hand_size -= 4;
+      if (ev.seat === model.seat) removeTiles(model, [ev.tile, ev.tile, ev.tile, ev.tile]);
+      p.melds.push({ kind: "concealed_kong", tiles: ev.tile ? meldText(ev.tile, 4) : null });
+      model.drawn = null;
+      break;
+    }
+    case "added_kong": {
+      p.hand_size -= 1;
+      if (ev.seat === model.seat) removeTiles(model, [ev.tile]);
+      model.rob = { seat: ev.seat, tile: ev.tile };
+      model.phase = "rob";
+      model.claim = { tile: ev.tile, from: ev.seat };
+      model.drawn = null;
+      break;
+    }
+    case "chow":
+    case "pung":
+    case "kong": {
+      const source = model.players[ev.from];
+      source.claimed.push(source.discards.length - 1);
+      let kind = ev.type;
+      let tiles;
+      let used;
+      if (ev.type === "chow") {
+        tiles = ev.tiles;
+        used = parseTiles(ev.tiles);
+        used.splice(used.indexOf(ev.tile), 1);
+      } else {
+        const n = ev.type === "pung" ? 3 : 4;
+        if (ev.type === "kong") kind = "exposed_kong";
+        tiles = meldText(ev.tile, n);
+        used = Array(n - 1).fill(ev.tile);
+      }
+      p.hand_size -= used.length;
+      if (ev.seat === model.seat) removeTiles(model, used);
+      p.melds.push({ kind, tiles, from: ev.from });
+      p.openings += 1;
+      model.phase = "turn";
+      model.drawn = null;
+      afterDraw(model, ev.seat);
+      break;
+    }
+    case "win":
+      model.last = ev;
+      model.rob = null;
+      break;
+    case "end": {
+      model.phase = "over";
+      model.to_act = [];
+      model.result = {
+        reason: ev.reason, winner: ev.winner, payments: ev.payments, hands: ev.hands, seed: ev.seed,
+      };
+      model.end = ev;
+      model.drawn = null;
+      delete model.claim;
+      break;
+    }
+    default:
+      break;
+  }
+  if (model.players && model.phase !== "over") {
+    model.to_act = model.phase === "turn" || model.phase === "final" ? [model.turn] : [];
+  }
+  if (model.rules && model.players) {
+    const reserve = model.rules.haidi_reserve ?? 0;
+    model.live = Math.max(model.tiles_left - reserve, 0);
+    if (model.game === "wuhan") {
+      model.players.forEach((pl, s) => { pl.multiplier = standingMultiplier(model, pl, s); });
+    }
+  }
+  return model;
+}
+
+/** RULES.md A7: the factors a seat carries whoever wins, and the dealer's ×2. */
+export function standingMultiplier(model, player, seat) {
+  const rules = model.rules;
+  const factors = [];
+  const openings = player.melds.filter((m) => OPENINGS.has(m.kind)).length;
+  if (openings) factors.push({ name: "opened", factor: rules.mode === "kaikou" ? 2 : 2 ** openings, count: openings });
+  const exposed = player.melds.filter((m) => m.kind === "exposed_kong" || m.kind === "added_kong").length;
+  if (exposed) factors.push({ name: "exposed_kong", factor: 2 ** exposed, count: exposed });
+  const concealed = player.melds.filter((m) => m.kind === "concealed_kong").length;
+  if (concealed) factors.push({ name: "concealed_kong", factor: 4 ** concealed, count: concealed });
+  const kinds = { hongzhong_gang: 0, facai_gang: 0, pi_gang: 0, laizi_gang: 0 };
+  for (const tile of player.laid_out) {
+    if (tile === model.laizi) kinds.laizi_gang += 1;
+    else if (tile === "7z") kinds.hongzhong_gang += 1;
+    else if (model.pi.includes(tile)) kinds.pi_gang += 1;
+    else kinds.facai_gang += 1;
+  }
+  for (const name of LAID_OUT_KINDS) {
+    const n = kinds[name];
+    if (!n) continue;
+    const each = name === "laizi_gang" ? rules.laizi_gang_factor : 2;
+    factors.push({ name, factor: each ** n, count: n });
+  }
+  if (seat === model.dealer) factors.push({ name: "dealer", factor: 2, count: 1 });
+  return { total: factors.reduce((acc, f) => acc * f.factor, 1), factors };
+}
+
+/** The seat's own concealed tiles, sorted, the drawn tile last (as the table shows them). */
+export function ownHand(model) {
+  if (!model.hand_tiles) return { tiles: [], drawn: null };
+  const tiles = [...model.hand_tiles];
+  let drawn = null;
+  if (model.drawn && model.turn === model.seat) {
+    const i = tiles.lastIndexOf(model.drawn);
+    if (i >= 0) { tiles.splice(i, 1); drawn = model.drawn; }
+  }
+  return { tiles: sortTiles(tiles), drawn };
+}

@@ -1,0 +1,87 @@
+// The WebSocket connection to a room (docs/protocol.md): join, reconnect with the seat's token and
+// the last sequence number seen, and hand every server message to the page.
+
+const PROTOCOL = 1;
+
+function tokenKey(code) {
+  return `laizi.seat.${code}`;
+}
+
+/** The seat token this browser holds for a room (so a reload or a new tab comes back to it). */
+export function savedSeat(code) {
+  try {
+    return JSON.parse(localStorage.getItem(tokenKey(code)) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export class RoomConnection {
+  constructor(code, { name = "", spectate = false, onMessages, onStatus }) {
+    this.code = code;
+    this.name = name;
+    this.spectate = spectate;
+    this.onMessages = onMessages;
+    this.onStatus = onStatus;
+    this.lastSeq = null;
+    this.ws = null;
+    this.closed = false;
+    this.retry = 0;
+    this.open();
+  }
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      const saved = savedSeat(this.code);
+      const join = { type: "join", room: this.code, v: PROTOCOL };
+      if (saved && saved.token && !this.spectate) {
+        join.token = saved.token;
+        if (this.lastSeq != null) join.last_seq = this.lastSeq;
+      } else if (this.spectate) {
+        join.spectate = true;
+      } else {
+        join.name = this.name;
+      }
+      ws.send(JSON.stringify(join));
+      this.onStatus(true);
+    };
+    ws.onmessage = (e) => {
+      // A frame holds one message or an array of them, to be read in order (docs/protocol.md).
+      const data = JSON.parse(e.data);
+      const messages = Array.isArray(data) ? data : [data];
+      for (const msg of messages) {
+        if (msg.type === "joined" && msg.token) {
+          localStorage.setItem(tokenKey(this.code), JSON.stringify({ token: msg.token, seat: msg.seat }));
+        }
+        if (msg.type === "error" && msg.code === "bad_token") {
+          localStorage.removeItem(tokenKey(this.code));
+        }
+        if (msg.type === "event" || msg.type === "snapshot") this.lastSeq = msg.seq;
+      }
+      this.onMessages(messages);
+    };
+    ws.onclose = () => {
+      if (this.closed) return;
+      this.onStatus(false);
+      const delay = Math.min(5000, 250 * 2 ** this.retry++);
+      setTimeout(() => this.open(), delay);
+    };
+  }
+
+  send(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  act(prompt, action) {
+    this.send({ type: "act", prompt, action });
+  }
+
+  close() {
+    this.closed = true;
+    if (this.ws) this.ws.close();
+  }
+}

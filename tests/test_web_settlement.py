@@ -1,0 +1,94 @@
+"""The settlement view in the browser: caps and contracts line by line (RULES.md A7, A9).
+
+The client's own ``settle.js`` renders settlements computed by ``laizi.scoring`` for the worked
+examples in ``examples/score``; every amount on the page must be the settlement's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from laizi.scoring import score, situation_from_json
+from tests.server_helpers import ServerProcess
+from tests.web_browser import launch, new_page
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "score"
+
+RENDER = """
+async ([end, lang]) => {
+  localStorage.setItem("laizi.lang", lang);
+  const i18n = await import('/web/i18n.js');
+  i18n.setLang(lang);
+  const s = await import('/web/settle.js');
+  const box = document.createElement('div');
+  box.id = 'settle-under-test';
+  document.body.replaceChildren(box);
+  const room = { seats: [0, 1, 2, 3].map((seat) => ({ seat, name: 'P' + seat })) };
+  s.renderSettlement(box, {
+    end, room, dealer: 0, commitment: null, hand: 0, code: 'TEST', mySeat: null });
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
+    browsers: Iterator[Browser] = launch()
+    browser = next(browsers)
+    with ServerProcess(tmp_path_factory.mktemp("settle") / "db.sqlite3") as server:
+        page, errors = new_page(browser)
+        page.goto(server.http + "/web/index.html")
+        yield page
+        assert errors == []
+    browsers.close()
+
+
+def settled(name: str) -> dict[str, Any]:
+    settlement = score(situation_from_json(json.loads((EXAMPLES / f"{name}.json").read_text())))
+    data = json.loads(json.dumps(settlement.to_json()))
+    winner = next(i for i, raw in enumerate(data["raw"]) if raw is None)
+    return {"type": "end", "reason": "win", "winner": winner, "payments": data["payments"],
+            "settlement": data, "hands": [], "seed": None}
+
+
+def cells(page: Page, seat: int) -> list[str]:
+    return page.locator(f"#settle-under-test tr[data-seat='{seat}'] > *").all_inner_texts()
+
+
+def test_seed_000_worked_example_line_by_line(page):
+    end = settled("a7-example1-seed000")
+    page.evaluate(RENDER, [end, "zh"])
+    # RULES.md A7 example 1: A −16, B −64, C −32, D +112 (D wins small and hard).
+    assert [cells(page, s)[-1] for s in range(4)] == ["-16", "-64", "-32", "+112"]
+    a = cells(page, 0)
+    assert "放冲 ×2" in a[1] and "开口(1) ×2" in a[1] and "M 4" in a[1]
+    assert a[2].replace("\n", " ") == "1 × 4 × 4 = 16"
+    b = cells(page, 1)
+    assert "红中杠 ×2" in b[1] and "癞子杠 ×2" in b[1] and "M 16" in b[1]
+    assert "硬胡" in page.inner_text("#settle-under-test .verdict")
+    assert page.inner_text("#settle-under-test .contract") == "承包: 无"
+
+
+def test_golden_cap_and_the_one_suit_contract(page):
+    end = settled("golden-cap-sanjubao")
+    page.evaluate(RENDER, [end, "en"])
+    for seat in (0, 1, 2):
+        row = cells(page, seat)
+        assert row[2].replace("\n", " ").endswith("= 480")
+        assert row[3].replace("\n", " ") == "golden cap → 400"
+    assert cells(page, 0)[4] == "one suit, third opening"  # the liable seat's contract cell
+    assert [cells(page, s)[-1] for s in range(4)] == ["-1200", "0", "0", "+1200"]
+    assert "P0 alone pays 1200" in page.inner_text("#settle-under-test .contract")
+
+
+def test_all_from_others_contract(page):
+    end = settled("quanqiuren-contract")
+    page.evaluate(RENDER, [end, "en"])
+    assert [cells(page, s)[-1] for s in range(4)] == ["0", "-200", "0", "+200"]
+    assert "all-from-others" in cells(page, 1)[4]
+    assert [cells(page, s)[3] for s in (0, 1, 2)] == ["40", "120", "40"]

@@ -1,0 +1,147 @@
+"""Debian's Chromium driven by Playwright for the web client's tests (issue 9).
+
+The browser is the system's ``/usr/bin/chromium`` (``scripts/test.sh`` installs it and a CJK font
+with apt-get when missing); Playwright's own browser downloads are never used. Screenshots go to
+``$LAIZI_TEST_OUTPUT/web`` (default ``test-output/web`` in the repository), kept as artifacts.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Page, sync_playwright
+
+CHROMIUM = os.environ.get("LAIZI_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(os.environ.get("LAIZI_TEST_OUTPUT", ROOT / "test-output")) / "web"
+FAST_TABLE = {"bot_delay_ms": "5", "between_hands_ms": "5", "action_seconds": "600"}
+
+
+def launch() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_page(browser: Browser, **options: Any) -> tuple[Page, list[str]]:
+    """A page in a fresh context, and the list its console errors and page errors go to."""
+    context = browser.new_context(**options)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on(
+        "console",
+        lambda m: errors.append(m.text)
+        # an HTTP error status the page handles (401 for a guest, 400 for a refused form) is
+        # logged by the browser as "Failed to load resource"; anything else is a client bug
+        if m.type == "error" and not m.text.startswith("Failed to load resource")
+        else None,
+    )
+    page.set_default_timeout(20_000)
+    return page, errors
+
+
+def shot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def create_room(page: Page, base: str, name: str = "Alice", **table: str) -> str:
+    """Create a room from the lobby's form (one seat for people, bots fill the rest); its code."""
+    page.goto(base + "/")
+    page.wait_for_selector("#rules-cap")
+    page.fill("#player-name", name)
+    for key, value in {**FAST_TABLE, **table}.items():
+        field = page.locator(f"#table-{key}")
+        if field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+    page.click("#create-room")
+    page.wait_for_url("**/r/*")
+    page.wait_for_selector(".board")
+    return page.url.rsplit("/", 1)[1]
+
+
+def click_once(page: Page) -> bool:
+    """Answer the pending prompt by clicking, as a careful player would; False if none is open.
+
+    A win is always taken; a claim is passed; on a turn the drawn tile (else the last tile) is
+    discarded — a laizi or must-gang tile that must go is laid out the same way.
+    """
+    actions = page.locator(".actions[data-prompt]")
+    if not actions.count():
+        return False
+    prompt = actions.get_attribute("data-prompt")
+    check_buttons(page)
+    if page.locator("button.act-win").count():
+        page.click("button.act-win")
+    elif page.locator("button.act-pass").count():
+        page.click("button.act-pass")
+    elif page.locator("button[data-discard]").count():
+        page.locator("button[data-discard]").last.click()
+    else:
+        page.locator("button.act").first.click()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        now = page.locator(".actions[data-prompt]")
+        if not now.count() or now.get_attribute("data-prompt") != prompt:
+            return True
+        time.sleep(0.02)
+    raise AssertionError(f"prompt {prompt} was not answered")
+
+
+BUTTONS = """
+() => {
+  const page = window.laiziPage;
+  if (!page || !page.prompt) return null;
+  const key = (a) => [a.type, a.tile || "", a.tiles || ""].join(" ");
+  const legal = page.prompt.legal.map(key).sort();
+  const shown = [...document.querySelectorAll(".actions button[data-act]")].map((b) =>
+    [b.dataset.type, b.dataset.tile || "", b.dataset.tiles || ""].join(" "));
+  const discards = new Set([...document.querySelectorAll(".my-hand button[data-discard]")]
+    .map((b) => `discard ${b.dataset.discard} `));
+  return { legal, shown: [...shown, ...discards].sort(), prompt: page.prompt.id };
+}
+"""
+
+
+def check_buttons(page: Page) -> None:
+    """The page offers exactly the prompt's legal actions: one button each (a chow per sequence),
+    a discard as a clickable tile of the hand."""
+    seen = page.evaluate(BUTTONS)
+    if seen is None:
+        return
+    assert seen["shown"] == seen["legal"], seen
+
+
+def play_until(page: Page, done: str, limit: int = 400) -> int:
+    """Click through prompts until the selector ``done`` appears; returns the clicks made."""
+    clicks = 0
+    deadline = time.monotonic() + 240
+    while not page.locator(done).count():
+        if time.monotonic() > deadline or clicks > limit:
+            raise AssertionError(f"{done} never appeared after {clicks} clicks")
+        if click_once(page):
+            clicks += 1
+        else:
+            time.sleep(0.03)
+    return clicks
