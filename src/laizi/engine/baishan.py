@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 from laizi import hand as shapes
 from laizi.engine.ruleset import Ruleset, WinOffer
-from laizi.rules import BaishanRules, Meld, Settings, ruleset
+from laizi.rules import BaishanRules, Settings, ruleset
 from laizi.rules.baishan import TERMINALS_AND_HONORS
-from laizi.scoring import PlayerHand, WinSituation
+from laizi.scoring import WinSituation
 
 if TYPE_CHECKING:
-    from laizi.engine.state import HandState, TableMeld
+    from laizi.engine.state import HandState
 
 __all__ = ["BaishanRuleset"]
 
@@ -105,14 +105,7 @@ class BaishanRuleset(Ruleset):
 
     def situation(self, state: HandState, seat: int, tile: int, how: str) -> WinSituation:
         """The ``laizi.scoring`` description of ``seat`` winning now with ``tile``."""
-        players = []
-        for s, p in enumerate(state.players):
-            concealed = [t for t in range(34) for _ in range(p.counts[t])]
-            if s == seat and how == "self_draw":
-                concealed.remove(tile)
-            players.append(
-                PlayerHand(tuple(concealed), _melds(p.melds), (), None, p.declared_ready)
-            )
+        players = self.scoring_hands(state, seat, tile, how)
         discard = how == "discard"
         return WinSituation(
             self.settings,
@@ -124,7 +117,7 @@ class BaishanRuleset(Ruleset):
             tile,
             not discard and state.after_kong,  # 杠后开: won on a replacement draw
             False,
-            (players[0], players[1], players[2], players[3]),
+            players,
             discard and state.after_kong,  # 杠后点炮: the discard came right after a kong
         )
 
@@ -138,5 +131,3 @@ def _special_shape(counts: list[int]) -> bool:
     return shapes.seven_pairs(counts)
 
 
-def _melds(melds: Sequence[TableMeld]) -> tuple[Meld, ...]:
-    return tuple(Meld(m.kind, m.tiles, m.from_seat) for m in melds)

@@ -124,6 +124,22 @@ class Ruleset(ABC):
         has none)."""
         return None
 
+    def scoring_hands(self, state: HandState, seat: int, tile: int, how: str) -> tuple[Any, ...]:
+        """Every seat as ``laizi.scoring.PlayerHand`` — concealed tiles (the winner's without the
+        self-drawn ``tile``), melds, laid-out tiles and 报听 — for the rulesets' ``situation``."""
+        from laizi.scoring import Meld, PlayerHand
+
+        players = []
+        for s, p in enumerate(state.players):
+            concealed = [t for t in range(34) for _ in range(p.counts[t])]
+            if s == seat and how == "self_draw":
+                concealed.remove(tile)
+            melds = tuple(Meld(m.kind, m.tiles, m.from_seat) for m in p.melds)
+            players.append(
+                PlayerHand(tuple(concealed), melds, tuple(p.laid_out), None, p.declared_ready)
+            )
+        return tuple(players)
+
     def settings_json(self) -> Any:
         """The settings as written into a record's ``start`` event."""
         return self.settings.to_json()

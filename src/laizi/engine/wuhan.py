@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from laizi import hand as hand_shapes
 from laizi.engine.ruleset import Ruleset, Specials, WinOffer
 from laizi.rules import HandRules, Meld, Settings, WuhanRules, ruleset
-from laizi.scoring import PlayerHand, WinSituation
+from laizi.scoring import WinSituation
 
 if TYPE_CHECKING:
     from laizi.engine.state import HandState, TableMeld
@@ -131,18 +131,7 @@ class WuhanRuleset(Ruleset):
 
     def situation(self, state: HandState, seat: int, tile: int, how: str) -> WinSituation:
         """The ``laizi.scoring`` description of ``seat`` winning now with ``tile``."""
-        players = []
-        for s, p in enumerate(state.players):
-            concealed = [t for t in range(34) for _ in range(p.counts[t])]
-            if s == seat and how == "self_draw":
-                concealed.remove(tile)
-            players.append(
-                PlayerHand(
-                    tuple(concealed),
-                    tuple(Meld(m.kind, m.tiles, m.from_seat) for m in p.melds),
-                    tuple(p.laid_out),
-                )
-            )
+        players = self.scoring_hands(state, seat, tile, how)
         from_seat = None if how == "self_draw" else state.claim_from
         assert state.specials.indicator is not None
         return WinSituation(
@@ -155,7 +144,7 @@ class WuhanRuleset(Ruleset):
             tile,
             how == "self_draw" and state.after_kong,
             state.phase == "final",
-            (players[0], players[1], players[2], players[3]),
+            players,
         )
 
     # --- money ----------------------------------------------------------------------------
