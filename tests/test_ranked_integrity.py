@@ -73,6 +73,25 @@ def test_bounded_bases_are_kept_exactly(base: Any, exact: Fraction) -> None:
     assert Settings.from_json({"preset": "baishan", "base": base}).base == exact
 
 
+# -- the worked example of docs/api.md ----------------------------------------------------------------
+def test_the_worked_example_of_the_docs() -> None:
+    """Ann (seat 0) and Bo (seat 1) are accounts, seat 2 a guest, seat 3 a bot (kaikou, base 1)."""
+    paid = no_payments()
+    add_payments(paid, [-16, 48, -16, -16])  # Bo wins by self-draw
+    add_payments(paid, [-300, 0, 300, 0])  # the guest wins, Ann pays alone (contract)
+    guest_escapes = escape_payments(preset("wuhan-hongzhong-kaikou"), 2)
+    assert guest_escapes == (Fraction(400, 3), Fraction(400, 3), -400, Fraction(400, 3))
+    add_payments(paid, guest_escapes)
+    assert seat_totals(paid) == [Fraction(-548, 3), Fraction(544, 3), -116, Fraction(352, 3)]
+    assert strength_deltas(paid, {0: 1, 1: 2}) == {1: -16, 2: 16}
+    # Had Ann escaped instead:
+    paid = no_payments()
+    add_payments(paid, [-16, 48, -16, -16])
+    add_payments(paid, [-300, 0, 300, 0])
+    add_payments(paid, escape_payments(preset("wuhan-hongzhong-kaikou"), 0))
+    assert strength_deltas(paid, {0: 1, 1: 2}) == {1: Fraction(-448, 3), 2: Fraction(448, 3)}
+
+
 # -- the property: thousands of random matches -----------------------------------------------------
 @dataclass
 class Seat:
