@@ -73,7 +73,7 @@ def test_bounded_bases_are_kept_exactly(base: Any, exact: Fraction) -> None:
     assert Settings.from_json({"preset": "baishan", "base": base}).base == exact
 
 
-# -- the worked example of docs/api.md ----------------------------------------------------------------
+# -- the worked example of docs/api.md -------------------------------------------------------------
 def test_the_worked_example_of_the_docs() -> None:
     """Ann (seat 0) and Bo (seat 1) are accounts, seat 2 a guest, seat 3 a bot (kaikou, base 1)."""
     paid = no_payments()
