@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import insert, select, update
 
+from laizi.engine import Action
 from laizi.rules import Settings, SettingsError, preset
 from laizi.scoring.escape import escape_payments
 from laizi.server.accounts import Accounts
@@ -594,3 +595,78 @@ def test_seats_table_is_what_the_join_check_reads(store: Store) -> None:
     with store.engine.begin() as c:
         c.execute(update(seats).where(seats.c.room_id == room).values(kind="bot"))
     assert seat_of_account(store.engine, room, ann) is None
+
+
+def test_a_played_baishan_match_books_its_own_totals(tmp_path: Path) -> None:
+    """Two accounts play a real Baishan match to its end (kongs paid on the spot and all): the
+    booked seat totals are the table's, exactly, and the two accounts' points add up to 0."""
+    from tests.test_server import play
+
+    with ServerProcess(tmp_path / "db.sqlite3") as srv:
+        ann, bo = login_cookie(srv, "Ann"), login_cookie(srv, "Bo")
+        code = srv.create_room("baishan", players=2, hands=3, **FAST)["code"]
+
+        async def main() -> None:
+            clients = await _sit(srv, code, [ann, bo])
+            await asyncio.gather(*(play(c, random.Random(i)) for i, c in enumerate(clients)))
+            for client in clients:
+                await client.close()
+
+        asyncio.run(asyncio.wait_for(main(), 180))
+        info = _wait_over(srv, code)
+        status, _, body = http(srv, "GET", "/api/me/matches", cookie=ann)
+        assert status == 200
+        [match] = json.loads(body)["matches"]
+        assert [s["total"] for s in match["seats"]] == info["totals"]
+        mine, theirs = _me(srv, ann, "baishan"), _me(srv, bo, "baishan")
+        assert Fraction(mine["points_exact"]) + Fraction(theirs["points_exact"]) == 0
+        assert mine["matches"] == theirs["matches"] == 1
+        assert _health(srv)["unbooked"] == 0
+
+
+def _star_shaped(payments: list[Fraction]) -> bool:
+    """One seat on one side: a single receiver, or a single payer (or nothing moves)."""
+    return sum(p > 0 for p in payments) <= 1 or sum(p < 0 for p in payments) <= 1
+
+
+def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None:
+    """Real Baishan hands (random play that takes every kong it may, a base of 10^-6): each
+    ``kong_paid`` event is recomputed exactly by the booking, and what is left of the hand's
+    exact payments (the win or the escape) has a single seat on one side — the claim that makes
+    :func:`add_payments` exactly who paid whom."""
+    from laizi.engine import apply, legal_actions, make_ruleset, new_hand
+    from laizi.server.ratings import _kong_payments
+
+    rules = Settings.from_json({"preset": "baishan", "base": 0.000001})
+    ruleset = make_ruleset(rules)
+    rng = random.Random(13)
+    kongs = 0
+    for hand in range(40):
+        dealer = hand % 4
+        state, _ = new_hand(ruleset, dealer, seed=rng.randbytes(32))
+        record: list[dict[str, Any]] = []
+        steps = 0
+        while not state.over:
+            seat = state.to_act()[0]
+            if steps == 60 and hand % 5 == 0:
+                action = Action(seat, "abandon")
+            else:
+                legal = legal_actions(state, seat)
+                wanted = [a for a in legal if "kong" in a.type or a.type == "win"]
+                action = rng.choice(wanted or legal)
+            record += apply(state, action)
+            steps += 1
+        rest = [Fraction(x) for x in state.result["payments"]]
+        for event in record:
+            if event["type"] == "kong_paid":
+                exact = _kong_payments(ruleset, dealer, event, hand)
+                assert [float(x) for x in exact] == event["payments"]
+                assert _star_shaped(list(exact))
+                rest = [r - k for r, k in zip(rest, exact, strict=True)]
+                kongs += 1
+        end = record[-1]
+        assert end["type"] == "end"
+        shown = end.get("payments_exact") or end["payments"]
+        assert [Fraction(x) for x in shown] == list(state.result["payments"])
+        assert _star_shaped(rest) and sum(rest) == 0
+    assert kongs >= 5  # the test saw kongs paid

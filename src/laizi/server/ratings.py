@@ -453,33 +453,39 @@ def stored_payments(c: Connection, room_id: int, rules: Settings) -> tuple[Paid,
         .where((hands.c.room_id == room_id) & hands.c.finished)
         .order_by(hands.c.number)
     ).all()
+    of_room = select(hands.c.id).where((hands.c.room_id == room_id) & hands.c.finished)
+    last = (
+        select(events.c.hand_id, func.max(events.c.idx).label("idx"))
+        .where(events.c.hand_id.in_(of_room))
+        .group_by(events.c.hand_id)
+        .subquery()
+    )
+    ends = dict(
+        c.execute(
+            select(events.c.hand_id, events.c.body).join(
+                last, (events.c.hand_id == last.c.hand_id) & (events.c.idx == last.c.idx)
+            )
+        ).all()
+    )
+    kong_bodies: dict[int, list[str]] = {}
+    for hand_id, body in c.execute(
+        select(events.c.hand_id, events.c.body)
+        .where(events.c.hand_id.in_(of_room) & events.c.body.like('%"kong_paid"%'))
+        .order_by(events.c.hand_id, events.c.idx)
+    ):
+        kong_bodies.setdefault(hand_id, []).append(body)
     for hand_id, number, dealer in finished:
-        body = c.execute(
-            select(events.c.body)
-            .where(events.c.hand_id == hand_id)
-            .order_by(events.c.idx.desc())
-            .limit(1)
-        ).scalar()
-        end = json.loads(body or "{}")
+        end = json.loads(ends.get(hand_id) or "{}")
         if not isinstance(end, dict) or end.get("type") != "end":
             continue
         exact = end.get("payments_exact")
-        net = [Fraction(x) for x in (exact if exact else end["payments"])]
-        kongs: list[tuple[Fraction, ...]] = []
-        if end.get("kong_payments"):
-            kong_rows = c.execute(
-                select(events.c.body)
-                .where((events.c.hand_id == hand_id) & events.c.body.like('%"kong_paid"%'))
-                .order_by(events.c.idx)
-            ).scalars()
-            for kong_body in kong_rows:
-                kong = json.loads(kong_body)
-                if isinstance(kong, dict) and kong.get("type") == "kong_paid":
-                    kongs.append(_kong_payments(ruleset, dealer, kong, number))
-        rest = list(net)
-        for kong in kongs:
-            add_payments(paid, kong)
-            rest = [r - k for r, k in zip(rest, kong, strict=True)]
+        rest = [Fraction(x) for x in (exact if exact else end["payments"])]
+        for body in kong_bodies.get(hand_id, []):
+            kong = json.loads(body)
+            if isinstance(kong, dict) and kong.get("type") == "kong_paid":
+                payments = _kong_payments(ruleset, dealer, kong, number)
+                add_payments(paid, payments)
+                rest = [r - k for r, k in zip(rest, payments, strict=True)]
         add_payments(paid, rest)
         count += 1
     return paid, count
@@ -541,7 +547,7 @@ class Unbooked:
     failed: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
-def book_unbooked(engine: Engine, only: Sequence[int] | None = None) -> Unbooked:
+def book_unbooked(engine: Engine) -> Unbooked:
     """Book every finished match with account seats that has no results yet (after a crash
     between a match's last event and its booking, or a booking that failed), each in its own
     transaction.  A match that cannot be booked is logged and reported, never raised: it must
@@ -554,8 +560,6 @@ def book_unbooked(engine: Engine, only: Sequence[int] | None = None) -> Unbooked
         result.failed[0] = ("", error_line(error))
         return result
     for room_id, code in pending:
-        if only is not None and room_id not in only:
-            continue
         try:
             result.booked += bool(book_stored(engine, room_id))
         except Exception as error:
