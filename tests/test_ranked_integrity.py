@@ -496,7 +496,7 @@ def _poisoned_match(db_url: str) -> tuple[int, str, int]:
         with store.engine.begin() as c:
             hand_id = c.execute(
                 insert(hands).values(room_id=room, number=0, dealer=0, seed="00", finished=True)
-            ).inserted_primary_key[0]
+            ).inserted_primary_key[0]  # type: ignore[index]
             bad = {"type": "end", "payments": ["poison", 0, 0, 0]}
             c.execute(insert(events).values(hand_id=hand_id, idx=0, body=json.dumps(bad)))
             c.execute(update(rooms).where(rooms.c.id == room).values(status="over"))
@@ -656,7 +656,9 @@ def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None
                 action = rng.choice(wanted or legal)
             record += apply(state, action)
             steps += 1
-        rest = [Fraction(x) for x in state.result["payments"]]
+        result = state.result
+        assert result is not None
+        rest = [Fraction(x) for x in result["payments"]]
         for event in record:
             if event["type"] == "kong_paid":
                 exact = _kong_payments(ruleset, dealer, event, hand)
@@ -667,6 +669,6 @@ def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None
         end = record[-1]
         assert end["type"] == "end"
         shown = end.get("payments_exact") or end["payments"]
-        assert [Fraction(x) for x in shown] == list(state.result["payments"])
+        assert [Fraction(x) for x in shown] == list(result["payments"])
         assert _star_shaped(rest) and sum(rest) == 0
     assert kongs >= 5  # the test saw kongs paid
