@@ -206,6 +206,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 _MAX_FACTOR = 64  # far above any room's ×4; beyond it a value is a typo, not a rule
 _MAX_AMOUNT = 10**9  # likewise for the unit, caps, penalty and minimum
+_BASE_DECIMALS = 6  # the unit is a decimal with at most this many places
 _MAX_HAIDI_RESERVE = 60  # 136 − 53 dealt − 1 indicator leaves 82 in the wall; keep room to play
 
 
@@ -256,6 +257,12 @@ def _validate(s: Settings) -> None:
             raise SettingsError(key, f"must not be above {_MAX_AMOUNT}")
     if s.base <= 0:
         raise SettingsError("base", "must be greater than 0")
+    if (s.base * 10**_BASE_DECIMALS).denominator != 1:
+        # Every amount is a multiple of the base: a bounded decimal keeps the exact fractions
+        # of payments and points small (5e-324 would need a 324-digit denominator).
+        raise SettingsError(
+            "base", f"must be a decimal with at most {_BASE_DECIMALS} decimal places"
+        )
     if s.min_points < 0:
         raise SettingsError("min_points", "must not be negative")
     if s.escape_penalty < 0:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -23,14 +24,16 @@ from starlette.routing import Route
 
 from laizi.engine.record import to_jsonl
 from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
+from laizi.server.booking import Bookings, retry_seconds_from_env
+from laizi.server.protocol import ProtocolError
 from laizi.server.ratings import (
     GAMES,
-    book_match,
-    book_unbooked,
     leaderboard,
     link_seat,
     match_history,
+    seat_of_account,
     standings_of,
+    unlink_seat,
 )
 
 if TYPE_CHECKING:
@@ -45,26 +48,16 @@ MAX_BODY = 4096
 
 
 def attach(hub: Hub) -> Accounts:
-    """Give the hub its accounts and the match-end booking; book what a crash left unbooked."""
+    """Give the hub its accounts and the match-end booking; book what a crash left unbooked
+    (a match that cannot be booked is logged, retried later and shown by ``/healthz``)."""
     accounts = Accounts(hub.store.engine)
     hub.accounts = accounts
-    hub.on_match_end = on_match_end
-    book_unbooked(hub.store.engine)
+    bookings = Bookings(hub.store.engine, retry_seconds_from_env())
+    hub.bookings = bookings
+    hub.on_match_end = bookings.match_ended
+    bookings.book_pending()
+    bookings.start_timer()
     return accounts
-
-
-def on_match_end(room: Room) -> None:
-    """The server's match-end hook: strength points and ratings of the account seats."""
-    # The match's last events first (the server stages them until the end of this loop turn):
-    # a booking never stands for an end the database does not hold.
-    room.store.commit()
-    book_match(
-        room.store.engine,
-        room.id,
-        room.rules.game,
-        list(room.match.totals),
-        room.match.hands_played,
-    )
 
 
 GUEST_MARK = " (游客)"
@@ -72,23 +65,68 @@ GUEST_MARK = " (游客)"
 
 
 def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
-    """A logged-in player sits under the account's name; a guest chooses a name, marked as a
-    guest's when it is an account's."""
+    """A logged-in player sits under the account's name, on one seat of a room at most; a guest
+    chooses a name, marked as a guest's when it is an account's."""
     account = conn.account
-    if message.spectate or message.token is not None:
+    if message.spectate:
         return message
     if account is not None:
+        _one_seat(hub, conn, message)
+        if message.token is not None:
+            return message
         return msgspec.structs.replace(message, name=account.name)
+    if message.token is not None:
+        return message
     name = message.name.strip()
     if name and hub.accounts is not None and hub.accounts.by_name(name) is not None:
         return msgspec.structs.replace(message, name=name[: 32 - len(GUEST_MARK)] + GUEST_MARK)
     return message
 
 
+def _one_seat(hub: Hub, conn: Conn, message: Join) -> None:
+    """An account holds one seat of a room: a second seat (another tab or device with the same
+    session) is refused; coming back to its own seat with the token is not."""
+    room = hub.rooms.get(message.room.upper())
+    if room is None or conn.account is None:
+        return
+    held = {
+        i
+        for i, s in enumerate(room.seats)
+        if any(c.account is not None and c.account.id == conn.account.id for c in s.conns)
+    }
+    linked = seat_of_account(room.store.engine, room.id, conn.account.id)
+    if linked is not None and room.seats[linked].kind == "human":
+        held.add(linked)
+    if not held:
+        return
+    if message.token is not None:
+        wanted = next(
+            (
+                i
+                for i, s in enumerate(room.seats)
+                if s.token and secrets.compare_digest(s.token, message.token)
+            ),
+            None,
+        )
+        if wanted is None or wanted in held:
+            return  # the room answers a bad token; one's own seat may be rejoined
+    seat = min(held)
+    raise ProtocolError(
+        "already_seated",
+        f"你的账号已坐在本房间的 {seat} 号座位，一个账号只能占一个座位（请用该座位的令牌重连）/ "
+        f"your account already holds seat {seat} of this room; an account may take only one "
+        "seat (reconnect to it with its token)",
+    )
+
+
 def after_join(room: Room, conn: Conn, message: Join) -> None:
-    """Book a newly taken seat to the account that took it."""
-    if conn.account is not None and conn.seat is not None and message.token is None:
+    """Book a newly taken seat to the account that took it (a guest's seat to nobody)."""
+    if conn.seat is None or message.token is not None or message.spectate:
+        return
+    if conn.account is not None:
         link_seat(room.store.engine, room.id, conn.seat, conn.account.id)
+    else:
+        unlink_seat(room.store.engine, room.id, conn.seat)
 
 
 def current_account(accounts: Accounts, connection: HTTPConnection) -> Account | None:

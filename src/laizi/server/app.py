@@ -57,7 +57,9 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.accounts: Accounts | None = None
         self.on_match_end: Callable[[Room], None] | None = None
-        """Given to every room (issue 8: ``laizi.server.api.on_match_end`` books the results)."""
+        """Given to every room (issue 8: ``laizi.server.booking.Bookings`` books the results)."""
+        self.bookings: Any = None
+        """``laizi.server.booking.Bookings``: what is booked, and what could not be (healthz)."""
         self.held: list[tuple[Conn, dict[str, Any]]] = []
         self.flush_scheduled = False
 
@@ -219,6 +221,8 @@ def create_app(db_url: str) -> Starlette:
         log.info("laizi server ready (%d room(s) recovered)", recovered)
         yield
         hub.flush()  # what was accepted in the last turn of the loop is written before we go
+        if hub.bookings is not None:
+            hub.bookings.stop()
         store.close()
 
     def hub() -> Hub:
@@ -242,7 +246,10 @@ def create_app(db_url: str) -> Starlette:
         return HTMLResponse(PAGE.format(title=f"room {code}", version=PROTOCOL_VERSION, body=body))
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"ok": True, "protocol": PROTOCOL_VERSION, "rooms": len(hub().rooms)})
+        health = {"ok": True, "protocol": PROTOCOL_VERSION, "rooms": len(hub().rooms)}
+        if hub().bookings is not None:
+            health.update(hub().bookings.health())  # unbooked matches and why
+        return JSONResponse(health)
 
     async def create_room(request: Request) -> Response:
         raw = await request.body()

@@ -1,21 +1,32 @@
-"""Strength points, ranks and skill ratings, booked when a match ends (issue 8).
+"""Strength points, ranks and skill ratings, booked when a match ends (issue 8, issue 13).
 
 Two numbers per account and game (Wuhan, Baishan):
 
-* **Strength points** (实力积分): the points won and lost at the table, the match total added
-  once the match is over, never below zero (a player at 0 who loses stays at 0).  The rank
-  ladder of RULES.md Part B (:func:`laizi.rules.rank_for`, 白板 … 雀神) names the level.
+* **Strength points** (实力积分): what the account won from and lost to *other accounts* at
+  the table.  Every payment of a match (a win, a kong paid on the spot, an escape) is split
+  into who paid whom (:func:`add_payments`); an account's change is what other accounts' seats
+  paid its seat minus what its seat paid theirs (:func:`strength_deltas`).  What a guest or a
+  bot pays, or is paid, moves no account's points, and points are never floored: the sum over
+  all accounts stays exactly zero, so nobody can create points (not by escaping, not with a
+  guest tab, not by losing at zero).  Points may go below zero (the rank stays 白板).  The
+  rank ladder of RULES.md Part B (:func:`laizi.rules.rank_for`, 白板 … 雀神) names the level.
 * **Skill rating**: OpenSkill's Plackett–Luce model over the four seats, placed by their match
-  totals (ties share a place).  ``ordinal`` = μ − 3σ is the cautious figure the leaderboard
-  shows.  Bots and guests sit in as fresh ratings and nothing is kept for them.
+  totals (every payment, guests' and bots' included; ties share a place).  ``ordinal`` =
+  μ − 3σ is the cautious figure the leaderboard shows.  Bots and guests sit in as fresh ratings
+  and nothing is kept for them.
 
-The server calls :func:`book_match` once per finished match (``Room.on_match_end``); it is
-idempotent (one row per seat of the room), so a match finished during recovery is not counted
-twice, and :func:`book_unbooked` settles matches whose end was written but whose booking was
-lost to a crash.
+The server books each finished match once, from the hand records the database holds
+(:func:`book_stored`), in one transaction; it is idempotent (one row per seat of the room, one
+standing update per account), so a match finished during recovery is not counted twice, and
+:func:`book_unbooked` settles matches whose end was written but whose booking was lost to a
+crash — one match at a time, a match that cannot be booked is reported, never raised.
 
->>> new_points(Fraction(30), Fraction(-50))
-Fraction(0, 1)
+>>> paid = no_payments()
+>>> add_payments(paid, [Fraction(-8), Fraction(24), Fraction(-8), Fraction(-8)])
+>>> [str(x) for x in paid[0]], seat_totals(paid)[1]
+(['0', '8', '0', '0'], Fraction(24, 1))
+>>> strength_deltas(paid, {1: 7, 2: 9})  # seats 0 and 3 are a guest and a bot
+{7: Fraction(8, 1), 9: Fraction(-8, 1)}
 >>> places([Fraction(10), Fraction(-4), Fraction(-4), Fraction(-2)])
 [1, 3, 3, 2]
 """
@@ -23,10 +34,12 @@ Fraction(0, 1)
 from __future__ import annotations
 
 import json
+import logging
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -40,30 +53,45 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
+    Text,
     func,
     insert,
     select,
     update,
 )
 
-from laizi.rules import RANKS, Rank, rank_for
+from laizi.rules import RANKS, Rank, Settings, rank_for
 from laizi.server.accounts import accounts
-from laizi.server.store import events, hands, metadata, rooms
+from laizi.server.store import events, hands, metadata, rooms, seats
+from laizi.tiles import parse_tile
 
 __all__ = [
     "GAMES",
+    "Paid",
     "Standing",
+    "Unbooked",
+    "add_payments",
     "book_match",
+    "book_stored",
     "book_unbooked",
     "leaderboard",
     "link_seat",
     "match_history",
     "new_points",
     "next_rank",
+    "no_payments",
     "places",
     "rate",
+    "seat_of_account",
+    "seat_totals",
     "standings_of",
+    "stored_payments",
+    "strength_deltas",
+    "unbooked_matches",
+    "unlink_seat",
 ]
+
+log = logging.getLogger("laizi.server")
 
 GAMES = ("wuhan", "baishan")
 MODEL = PlackettLuce()
@@ -83,7 +111,7 @@ standings = Table(
     metadata,
     Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
     Column("game", String(16), primary_key=True),
-    Column("points", String(64), nullable=False),
+    Column("points", Text, nullable=False),
     Column("points_sort", Float, nullable=False),
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
@@ -100,10 +128,10 @@ match_results = Table(
     Column("seat", Integer, primary_key=True),
     Column("account_id", Integer, ForeignKey("accounts.id"), nullable=True),
     Column("game", String(16), nullable=False),
-    Column("total", String(64), nullable=False),
+    Column("total", Text, nullable=False),
     Column("place", Integer, nullable=False),
-    Column("points_before", String(64), nullable=True),
-    Column("points_after", String(64), nullable=True),
+    Column("points_before", Text, nullable=True),
+    Column("points_after", Text, nullable=True),
     Column("mu_before", Float, nullable=True),
     Column("mu_after", Float, nullable=True),
     Column("sigma_before", Float, nullable=True),
@@ -115,9 +143,60 @@ match_results = Table(
 
 
 # -- the pure part --------------------------------------------------------------------------------
-def new_points(points: Fraction, total: Fraction) -> Fraction:
-    """Strength points after a match with this total: never below zero."""
-    return max(Fraction(0), points + total)
+Paid = list[list[Fraction]]
+"""``paid[i][j]``: what seat ``i`` paid seat ``j`` over a match (never negative)."""
+
+
+def no_payments() -> Paid:
+    return [[Fraction(0)] * 4 for _ in range(4)]
+
+
+def add_payments(paid: Paid, payments: Sequence[Fraction | int]) -> None:
+    """Add one zero-sum payment (a win's settlement, a kong paid on the spot, an escape) to
+    ``paid``: each payer's amount goes to the receivers in proportion to what they receive.
+
+    Every payment the engine makes has a single seat on one side (the winner, the one who
+    konged, the one who escaped, a contract's liable player), and then this is exactly who
+    paid whom; any other zero-sum payment is still split exactly, with nothing created."""
+    amounts = [Fraction(p) for p in payments]
+    if len(amounts) != 4 or sum(amounts) != 0:
+        raise ValueError(f"a payment is four amounts that add up to 0, not {amounts}")
+    received = sum(a for a in amounts if a > 0)
+    if received == 0:
+        return
+    for payer, owed in enumerate(amounts):
+        if owed < 0:
+            for receiver, gets in enumerate(amounts):
+                if gets > 0:
+                    paid[payer][receiver] += -owed * gets / received
+
+
+def seat_totals(paid: Paid) -> list[Fraction]:
+    """Every seat's match total: what it received minus what it paid."""
+    return [
+        sum((paid[other][seat] - paid[seat][other] for other in range(4)), Fraction(0))
+        for seat in range(4)
+    ]
+
+
+def strength_deltas(paid: Paid, owners: Mapping[int, int]) -> dict[int, Fraction]:
+    """Each account's change of strength points: what the seats of *other* accounts paid its
+    seat(s), minus what its seat(s) paid them.  ``owners`` maps a seat to its account; a seat
+    that is not in it (a guest, a bot) moves nobody's points.  The changes add up to exactly 0.
+    """
+    deltas = {account: Fraction(0) for account in owners.values()}
+    for payer, payer_account in owners.items():
+        for receiver, receiver_account in owners.items():
+            if payer_account != receiver_account:
+                amount = paid[payer][receiver]
+                deltas[payer_account] -= amount
+                deltas[receiver_account] += amount
+    return deltas
+
+
+def new_points(points: Fraction, delta: Fraction) -> Fraction:
+    """Strength points after a match: no floor (a floor would create points for the others)."""
+    return points + delta
 
 
 def places(totals: Sequence[Fraction]) -> list[int]:
@@ -139,8 +218,9 @@ def ordinal(mu: float, sigma: float) -> float:
 
 
 def next_rank(points: Fraction | int) -> Rank | None:
-    """The next rung of the ladder above these points, or None at 雀神."""
-    return next((r for r in RANKS if r.points > points), None)
+    """The next rung of the ladder above these points' rank (一万 below zero too), or None at
+    雀神."""
+    return next((r for r in RANKS if r.points > max(points, 0)), None)
 
 
 def _number(value: Fraction) -> int | float:
@@ -188,14 +268,59 @@ def fresh(game: str) -> Standing:
 
 
 def link_seat(engine: Engine, room_id: int, seat: int, account_id: int) -> None:
-    """Remember which account took a seat (its results are booked to it)."""
+    """Remember which account took a seat (its results are booked to it).  An account is
+    linked to one seat of a room at most: an older link of it in this room is dropped."""
+    with engine.begin() as c:
+        c.execute(
+            seat_accounts.delete().where(
+                (seat_accounts.c.room_id == room_id)
+                & ((seat_accounts.c.seat == seat) | (seat_accounts.c.account_id == account_id))
+            )
+        )
+        c.execute(insert(seat_accounts).values(room_id=room_id, seat=seat, account_id=account_id))
+
+
+def unlink_seat(engine: Engine, room_id: int, seat: int) -> None:
+    """A seat taken by a guest belongs to no account (whoever held it before)."""
     with engine.begin() as c:
         c.execute(
             seat_accounts.delete().where(
                 (seat_accounts.c.room_id == room_id) & (seat_accounts.c.seat == seat)
             )
         )
-        c.execute(insert(seat_accounts).values(room_id=room_id, seat=seat, account_id=account_id))
+
+
+def seat_of_account(engine: Engine, room_id: int, account_id: int) -> int | None:
+    """The seat a person holds for this account in this room (none once it was given up)."""
+    with engine.connect() as c:
+        return c.execute(
+            select(seat_accounts.c.seat)
+            .join(
+                seats,
+                (seats.c.room_id == seat_accounts.c.room_id)
+                & (seats.c.seat == seat_accounts.c.seat),
+            )
+            .where(
+                (seat_accounts.c.room_id == room_id)
+                & (seat_accounts.c.account_id == account_id)
+                & (seats.c.kind == "human")
+            )
+            .order_by(seat_accounts.c.seat)
+            .limit(1)
+        ).scalar()
+
+
+def _owners(c: Connection, room_id: int) -> dict[int, int]:
+    """The seats of a room booked to accounts: linked, and not played by a bot."""
+    rows = c.execute(
+        select(seat_accounts.c.seat, seat_accounts.c.account_id, seats.c.kind)
+        .outerjoin(
+            seats,
+            (seats.c.room_id == seat_accounts.c.room_id) & (seats.c.seat == seat_accounts.c.seat),
+        )
+        .where(seat_accounts.c.room_id == room_id)
+    ).all()
+    return {seat: account for seat, account, kind in rows if kind != "bot" and 0 <= seat <= 3}
 
 
 def _standing(c: Connection, account_id: int, game: str) -> Standing | None:
@@ -217,137 +342,236 @@ def book_match(
     engine: Engine,
     room_id: int,
     game: str,
-    totals: Sequence[Fraction],
+    paid: Paid,
     hands_played: int,
     now: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Book a finished match: points and ratings of the seats that belong to accounts.
+    """Book a finished match whose payments were ``paid`` (:data:`Paid`).
 
     Returns one entry per seat (nothing is changed, and ``[]`` returned, if the match was booked
     before or no seat has an account).  One transaction: all of it or none."""
-    now = time.time() if now is None else now
-    totals = [Fraction(t) for t in totals]
     with engine.begin() as c:
-        done = c.execute(
+        return _book(c, room_id, game, paid, hands_played, now)
+
+
+def _book(
+    c: Connection,
+    room_id: int,
+    game: str,
+    paid: Paid,
+    hands_played: int,
+    now: float | None = None,
+) -> list[dict[str, Any]]:
+    now = time.time() if now is None else now
+    if _booked(c, room_id):
+        return []
+    owners = _owners(c, room_id)
+    if not owners:
+        return []
+    totals = seat_totals(paid)
+    deltas = strength_deltas(paid, owners)
+    seat_places = places(totals)
+    before = {a: _standing(c, a, game) for a in deltas}
+    old = {a: found or fresh(game) for a, found in before.items()}
+    ratings = [
+        (old[owners[s]].mu, old[owners[s]].sigma) if s in owners else (MU, SIGMA) for s in range(4)
+    ]
+    rated = rate(ratings, totals)
+    # An account on several seats (only ever in a match booked from before one account could
+    # hold one seat) is rated by its worst-placed seat.
+    rated_seat = {
+        a: max((s for s in owners if owners[s] == a), key=lambda s: (seat_places[s], -s))
+        for a in deltas
+    }
+    for account, delta in deltas.items():
+        mu, sigma = rated[rated_seat[account]]
+        points = new_points(old[account].points, delta)
+        values = {
+            "points": str(points),
+            "points_sort": float(points),
+            "mu": mu,
+            "sigma": sigma,
+            "ordinal": ordinal(mu, sigma),
+            "matches": old[account].matches + 1,
+            "updated": now,
+        }
+        key = (standings.c.account_id == account) & (standings.c.game == game)
+        if before[account] is not None:
+            c.execute(update(standings).where(key).values(**values))
+        else:
+            c.execute(insert(standings).values(account_id=account, game=game, **values))
+    out = []
+    for seat in range(4):
+        owner = owners.get(seat)
+        row: dict[str, Any] = {
+            "room_id": room_id,
+            "seat": seat,
+            "account_id": owner,
+            "game": game,
+            "total": str(totals[seat]),
+            "place": seat_places[seat],
+            "hands": hands_played,
+            "finished": now,
+        }
+        if owner is not None:
+            mu, sigma = rated[rated_seat[owner]]
+            row.update(
+                points_before=str(old[owner].points),
+                points_after=str(new_points(old[owner].points, deltas[owner])),
+                mu_before=old[owner].mu,
+                mu_after=mu,
+                sigma_before=old[owner].sigma,
+                sigma_after=sigma,
+            )
+        c.execute(insert(match_results).values(**row))
+        out.append(row)
+    return out
+
+
+def _booked(c: Connection, room_id: int) -> bool:
+    return bool(
+        c.execute(
             select(func.count())
             .select_from(match_results)
             .where(match_results.c.room_id == room_id)
         ).scalar()
-        if done:
-            return []
-        owners = dict(
-            c.execute(
-                select(seat_accounts.c.seat, seat_accounts.c.account_id).where(
-                    seat_accounts.c.room_id == room_id
-                )
-            ).all()
-        )
-        if not owners:
-            return []
-        before: list[Standing | None] = []
-        stored: set[int] = set()
-        for seat in range(4):
-            account_id = owners.get(seat)
-            found = None if account_id is None else _standing(c, account_id, game)
-            if found is not None:
-                stored.add(seat)
-            before.append(None if account_id is None else found or fresh(game))
-        ratings = [(MU, SIGMA) if s is None else (s.mu, s.sigma) for s in before]
-        after = rate(ratings, totals)
-        seat_places = places(totals)
-        out = []
-        for seat in range(4):
-            old = before[seat]
-            row: dict[str, Any] = {
-                "room_id": room_id,
-                "seat": seat,
-                "account_id": owners.get(seat),
-                "game": game,
-                "total": str(totals[seat]),
-                "place": seat_places[seat],
-                "hands": hands_played,
-                "finished": now,
-            }
-            if old is not None:
-                mu, sigma = after[seat]
-                points = new_points(old.points, totals[seat])
-                row.update(
-                    points_before=str(old.points),
-                    points_after=str(points),
-                    mu_before=old.mu,
-                    mu_after=mu,
-                    sigma_before=old.sigma,
-                    sigma_after=sigma,
-                )
-                values = {
-                    "points": str(points),
-                    "points_sort": float(points),
-                    "mu": mu,
-                    "sigma": sigma,
-                    "ordinal": ordinal(mu, sigma),
-                    "matches": old.matches + 1,
-                    "updated": now,
-                }
-                key = (standings.c.account_id == owners[seat]) & (standings.c.game == game)
-                if seat in stored:
-                    c.execute(update(standings).where(key).values(**values))
-                else:
-                    c.execute(
-                        insert(standings).values(account_id=owners[seat], game=game, **values)
-                    )
-            c.execute(insert(match_results).values(**row))
-            out.append(row)
-    return out
+    )
 
 
-def _hand_totals(c: Connection, room_id: int) -> tuple[list[Fraction], int]:
-    """A room's match totals summed from its finished hands' ``end`` events."""
-    totals = [Fraction(0)] * 4
+def stored_payments(c: Connection, room_id: int, rules: Settings) -> tuple[Paid, int]:
+    """Who paid whom over a room's finished hands, read from their records (and how many
+    hands there were): each kong paid on the spot (recomputed exactly from the rules, the
+    hand's dealer and the ``kong_paid`` event), then the hand's end (a win, a drawn hand or an
+    escape: the ``end`` event's exact payments less those kongs)."""
+    from laizi.engine import make_ruleset
+
+    ruleset = make_ruleset(rules)
+    paid = no_payments()
     count = 0
-    hand_ids = c.execute(
-        select(hands.c.id).where((hands.c.room_id == room_id) & hands.c.finished)
-    ).scalars()
-    for hand_id in list(hand_ids):
-        body = c.execute(
-            select(events.c.body)
-            .where(events.c.hand_id == hand_id)
-            .order_by(events.c.idx.desc())
-            .limit(1)
-        ).scalar()
-        end = json.loads(body or "{}")
-        if end.get("type") != "end":
+    finished = c.execute(
+        select(hands.c.id, hands.c.number, hands.c.dealer)
+        .where((hands.c.room_id == room_id) & hands.c.finished)
+        .order_by(hands.c.number)
+    ).all()
+    of_room = select(hands.c.id).where((hands.c.room_id == room_id) & hands.c.finished)
+    last = (
+        select(events.c.hand_id, func.max(events.c.idx).label("idx"))
+        .where(events.c.hand_id.in_(of_room))
+        .group_by(events.c.hand_id)
+        .subquery()
+    )
+    ends = dict(
+        c.execute(
+            select(events.c.hand_id, events.c.body).join(
+                last, (events.c.hand_id == last.c.hand_id) & (events.c.idx == last.c.idx)
+            )
+        ).all()
+    )
+    kong_bodies: dict[int, list[str]] = {}
+    for hand_id, body in c.execute(
+        select(events.c.hand_id, events.c.body)
+        .where(events.c.hand_id.in_(of_room) & events.c.body.like('%"kong_paid"%'))
+        .order_by(events.c.hand_id, events.c.idx)
+    ):
+        kong_bodies.setdefault(hand_id, []).append(body)
+    for hand_id, number, dealer in finished:
+        end = json.loads(ends.get(hand_id) or "{}")
+        if not isinstance(end, dict) or end.get("type") != "end":
             continue
         exact = end.get("payments_exact")
-        amounts = [Fraction(x) for x in exact] if exact else [Fraction(p) for p in end["payments"]]
-        totals = [t + a for t, a in zip(totals, amounts, strict=True)]
+        rest = [Fraction(x) for x in (exact if exact else end["payments"])]
+        for body in kong_bodies.get(hand_id, []):
+            kong = json.loads(body)
+            if isinstance(kong, dict) and kong.get("type") == "kong_paid":
+                payments = _kong_payments(ruleset, dealer, kong, number)
+                add_payments(paid, payments)
+                rest = [r - k for r, k in zip(rest, payments, strict=True)]
+        add_payments(paid, rest)
         count += 1
-    return totals, count
+    return paid, count
 
 
-def book_unbooked(engine: Engine) -> int:
-    """Book every finished match with account seats that has no results yet (after a crash
-    between a match's last event and its booking); returns how many were booked."""
+def _kong_payments(
+    ruleset: Any, dealer: int, event: dict[str, Any], number: int
+) -> tuple[Fraction, ...]:
+    """A ``kong_paid`` event's exact payments (the event shows them as JSON numbers)."""
+    state = SimpleNamespace(dealer=dealer)
+    exact = ruleset.kong_payments(state, event["seat"], event["kind"], parse_tile(event["tile"]))
+    shown = [Fraction(x) for x in event["payments"]]
+    if exact is None or any(
+        abs(Fraction(e) - s) > abs(s) * Fraction(1, 10**9)
+        for e, s in zip(exact, shown, strict=True)
+    ):
+        raise ValueError(f"hand {number}: a kong_paid event does not match the room's rules")
+    return tuple(Fraction(e) for e in exact)
+
+
+def book_stored(
+    engine: Engine, room_id: int, rules: Settings | None = None
+) -> list[dict[str, Any]]:
+    """Book a finished match from its stored hand records, in one transaction (``[]`` if it
+    was booked before or has no account seat)."""
+    with engine.begin() as c:
+        if _booked(c, room_id) or not _owners(c, room_id):
+            return []
+        if rules is None:
+            text = c.execute(select(rooms.c.rules).where(rooms.c.id == room_id)).scalar()
+            if text is None:
+                raise ValueError(f"no room has the id {room_id}")
+            rules = Settings.from_json(json.loads(text))
+        paid, count = stored_payments(c, room_id, rules)
+        return _book(c, room_id, rules.game, paid, count)
+
+
+def unbooked_matches(engine: Engine) -> list[tuple[int, str]]:
+    """Finished matches with account seats and no results yet: (room id, code), oldest first."""
     with engine.connect() as c:
-        pending = c.execute(
-            select(rooms.c.id, rooms.c.rules)
-            .where(rooms.c.status == "over")
-            .where(rooms.c.id.in_(select(seat_accounts.c.room_id)))
-            .where(rooms.c.id.not_in(select(match_results.c.room_id)))
-        ).all()
-        work = []
-        for room_id, rules in pending:
-            totals, count = _hand_totals(c, room_id)
-            work.append((room_id, _game_of(json.loads(rules)), totals, count))
-    booked = 0
-    for room_id, game, totals, count in work:
-        booked += bool(book_match(engine, room_id, game, totals, count))
-    return booked
+        return [
+            (room_id, code)
+            for room_id, code in c.execute(
+                select(rooms.c.id, rooms.c.code)
+                .where(rooms.c.status == "over")
+                .where(rooms.c.id.in_(select(seat_accounts.c.room_id)))
+                .where(rooms.c.id.not_in(select(match_results.c.room_id)))
+                .order_by(rooms.c.id)
+            ).all()
+        ]
 
 
-def _game_of(rules: Any) -> str:
-    from laizi.rules import Settings
+@dataclass
+class Unbooked:
+    """What :func:`book_unbooked` did: how many matches it booked, and the ones it could not
+    (room id → (code, the error in one line))."""
 
-    return Settings.from_json(rules).game
+    booked: int = 0
+    failed: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+def book_unbooked(engine: Engine) -> Unbooked:
+    """Book every finished match with account seats that has no results yet (after a crash
+    between a match's last event and its booking, or a booking that failed), each in its own
+    transaction.  A match that cannot be booked is logged and reported, never raised: it must
+    not keep the server from starting or the other matches from being booked."""
+    result = Unbooked()
+    try:
+        pending = unbooked_matches(engine)
+    except Exception as error:  # the database itself is unwell: report, don't raise
+        log.exception("could not list the unbooked matches")
+        result.failed[0] = ("", error_line(error))
+        return result
+    for room_id, code in pending:
+        try:
+            result.booked += bool(book_stored(engine, room_id))
+        except Exception as error:
+            log.exception("match %s (room id %d) could not be booked", code, room_id)
+            result.failed[room_id] = (code, error_line(error))
+    return result
+
+
+def error_line(error: BaseException) -> str:
+    """An error as one short line (the type and the first line of its message)."""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"[:200]
 
 
 def leaderboard(
