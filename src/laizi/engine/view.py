@@ -5,6 +5,11 @@ concealed kong shows no faces), laid-out tiles, the indicator, laizi and pi, how
 left, hand sizes, running totals and every player's current multiplier with its factors.  It
 never sees another seat's concealed tiles or the wall.  A spectator sees the public part only.
 Once the hand is over every hand is shown (the ``end`` event reveals them anyway).
+
+The multipliers are public: they are computed from the dealer, the melds (a concealed kong counts
+×4 whatever its tile, so its hidden face changes nothing) and the tiles laid out, all of which
+every seat sees.  :func:`with_multipliers` adds them to the events that change them, so a client
+shows the ruleset's numbers (the settlement's own code) and computes none itself.
 """
 
 from __future__ import annotations
@@ -16,7 +21,14 @@ from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.tiles import format_tiles
 
-__all__ = ["seat_event", "view"]
+__all__ = ["MULTIPLIER_EVENTS", "live_multipliers", "seat_event", "view", "with_multipliers"]
+
+MULTIPLIER_EVENTS = frozenset(
+    {"deal", "chow", "pung", "kong", "concealed_kong", "lay_out", "end"}
+)
+"""Events after which a seat's multiplier may differ: the deal (the dealer), a meld, a tile laid
+out, the end (the settlement's own multipliers); also a ``discard`` that lays a tile out and a
+``draw`` from the back (it completes an added kong nobody robbed)."""
 
 
 def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
@@ -42,7 +54,7 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
                 "declared_ready": p.declared_ready,
             }
         )
-    multipliers = state.ruleset.multipliers(state)
+    multipliers = live_multipliers(state)
     if multipliers is not None:
         for entry, m in zip(players, multipliers, strict=True):
             entry["multiplier"] = m
@@ -84,6 +96,58 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
             "hands": [format_tiles(p.concealed()) for p in state.players],
             "seed": None if state.seed is None else state.seed.hex(),
         }
+    return out
+
+
+def live_multipliers(state: HandState) -> list[dict[str, Any]] | None:
+    """Every seat's multiplier with its factors now, or None in a game without multipliers.
+
+    During the hand: the ruleset's standing multipliers (A7: openings, kongs, tiles laid out, the
+    dealer's ×2).  Once a win is settled: the settlement's multipliers, the numbers that were paid
+    (the dealer's ×2 then sits on each loser when the dealer won).
+    """
+    if state.phase == OVER and state.result is not None:
+        settlement = state.result.get("settlement")
+        if settlement is not None:
+            paid = settlement.to_json().get("multipliers")
+            if paid is not None:
+                return list(paid)
+    return state.ruleset.multipliers(state)
+
+
+def _changes_multipliers(event: dict[str, Any]) -> bool:
+    kind = event["type"]
+    if kind in MULTIPLIER_EVENTS:
+        return True
+    if kind == "discard":
+        return bool(event.get("lay_out"))
+    return kind == "draw" and event.get("from") == "back"
+
+
+def with_multipliers(state: HandState, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` (one decision's, just applied to ``state``), the last one that may change a
+    multiplier carrying ``multipliers``: every seat's, as :func:`live_multipliers` gives them.
+
+    The record itself never carries them (they follow from it); a copy of that one event does.
+
+    >>> from laizi.engine import make_ruleset, new_hand
+    >>> state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=2, seed=bytes(32))
+    >>> shown = with_multipliers(state, first)
+    >>> [e["type"] for e in shown], [m["total"] for m in shown[-1]["multipliers"]]
+    (['start', 'deal'], [1, 1, 2, 1])
+    >>> "multipliers" in first[-1]
+    False
+    """
+    last = next(
+        (i for i in range(len(events) - 1, -1, -1) if _changes_multipliers(events[i])), None
+    )
+    if last is None:
+        return events
+    multipliers = live_multipliers(state)
+    if multipliers is None:
+        return events
+    out = list(events)
+    out[last] = {**events[last], "multipliers": multipliers}
     return out
 
 
