@@ -23,9 +23,7 @@ from laizi.tiles import format_tiles
 
 __all__ = ["MULTIPLIER_EVENTS", "live_multipliers", "seat_event", "view", "with_multipliers"]
 
-MULTIPLIER_EVENTS = frozenset(
-    {"deal", "chow", "pung", "kong", "concealed_kong", "lay_out", "end"}
-)
+MULTIPLIER_EVENTS = frozenset({"deal", "chow", "pung", "kong", "concealed_kong", "lay_out", "end"})
 """Events after which a seat's multiplier may differ: the deal (the dealer), a meld, a tile laid
 out, the end (the settlement's own multipliers); also a ``discard`` that lays a tile out and a
 ``draw`` from the back (it completes an added kong nobody robbed)."""
