@@ -8,7 +8,7 @@ from typing import Any
 
 from laizi.engine import apply, legal_actions, make_ruleset, new_hand, seat_event
 from laizi.engine.record import action_of
-from laizi.engine.view import live_multipliers, with_multipliers
+from laizi.engine.view import as_streamed, live_multipliers
 
 
 def split_hands(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -66,7 +66,8 @@ def check_hand_stream(record: list[dict[str, Any]], shown: list[dict[str, Any]],
 
 def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The record as the server streams it: replayed decision by decision through the engine,
-    each decision's events with every seat's multipliers where they change (``with_multipliers``).
+    each decision's events with every seat's multipliers where they change and the live tiles
+    after each draw (``laizi.engine.view.as_streamed``).
 
     Checks on the way that each carried value is the engine's own at that point and that the
     record itself carries none."""
@@ -78,18 +79,21 @@ def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
         hand_number=start["hand"],
         scores=tuple(Fraction(str(x)) for x in start["scores"]),
     )
-    out = with_multipliers(state, first)
+    out = as_streamed(state, first)
     for event in record[len(first) :]:
-        assert "multipliers" not in event, "the record carries multipliers"
+        assert "multipliers" not in event and "live" not in event, "the record carries extras"
         action = action_of(event)
         if action is not None:
             produced = apply(state, action)
-            shown = with_multipliers(state, produced)
+            shown = as_streamed(state, produced)
             for e in shown:
                 if "multipliers" in e:
                     assert e["multipliers"] == live_multipliers(state)
+                if "live" in e:
+                    assert e["live"] == max(state.live, 0)
             out += shown
-    assert [canonical({k: v for k, v in e.items() if k != "multipliers"}) for e in out] == [
+    extras = ("multipliers", "live")
+    assert [canonical({k: v for k, v in e.items() if k not in extras}) for e in out] == [
         canonical(e) for e in record
     ], "the record does not replay"
     return out

@@ -1,11 +1,12 @@
 """The client's model of a hand (``laizi/web/static/model.js``) shows what the server sent.
 
 The browser runs the client's own module: it is fed each seat's event stream exactly as the
-server's rooms send it (``with_multipliers`` then ``seat_event``) and, after every decision, its
+server's rooms send it (``as_streamed`` then ``seat_event``) and, after every decision, its
 picture of the table — own hand, every seat's hand size, melds, tiles laid out, discards, claimed
 discards, openings, multiplier with its factors, tiles left, turn — must equal ``view(state,
-seat)``.  The multipliers are the server's (the ruleset's, the settlement's code): the client
-computes none, it keeps the last ones that arrived.  Random and greedy players reach kongs,
+seat)``.  The multipliers are the server's (the ruleset's, the settlement's code), and so are
+the tiles a normal draw may still take (``live``, after the 海底 reserve): the client computes
+neither, it keeps the last ones that arrived.  Random and greedy players reach kongs,
 lay-outs, chows, robbed kongs and the 海底 round.
 """
 
@@ -21,7 +22,7 @@ from playwright.sync_api import Browser, Page
 
 from laizi.bots import make_bot
 from laizi.engine import apply, legal_actions, make_ruleset, new_hand, seat_event, view
-from laizi.engine.view import with_multipliers
+from laizi.engine.view import as_streamed
 from laizi.tiles import format_tile, parse_tiles
 from laizi.web.routes import STATIC
 from tests.server_helpers import ServerProcess
@@ -64,13 +65,13 @@ def hands(count: int) -> list[dict[str, Any]]:
         bots = [make_bot("greedy", preset, seed=k * 4 + s) for s in range(4)]
         state, first = new_hand(make_ruleset(preset), dealer=k % 4, seed=bytes([k + 1]) * 32)
         batches: list[list[Any]] = [
-            [with_multipliers(state, first), [projection(view(state, s)) for s in range(4)]]
+            [as_streamed(state, first), [projection(view(state, s)) for s in range(4)]]
         ]
         while not state.over:
             seat = state.to_act()[0]
             legal = legal_actions(state, seat)
             action = rng.choice(legal) if k % 2 else bots[seat].act(view(state, seat), legal)
-            events = with_multipliers(state, apply(state, action))
+            events = as_streamed(state, apply(state, action))
             batches.append([events, [projection(view(state, s)) for s in range(4)]])
         out.append({"preset": preset, "batches": batches})
     return out
@@ -155,7 +156,7 @@ async (events) => {
   const seen = [];
   for (const event of events) {
     m.applyEvent(model, event);
-    seen.push(model.players.map((p) => p.multiplier));
+    seen.push({ multipliers: model.players.map((p) => p.multiplier), live: model.live });
   }
   return seen;
 }
@@ -164,7 +165,7 @@ async (events) => {
 
 def test_the_client_keeps_the_multipliers_it_was_sent_and_computes_none(page):
     """Numbers no rule would give (a ×3 on a seat that is not the dealer, a pung that does not
-    double) are shown as sent: the client never recomputes them from the melds."""
+    double, 7 live tiles at the deal) are shown as sent: the client never recomputes them."""
     state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0, seed=bytes(32))
     start, deal = (seat_event(e, 0) for e in first)
     odd = {"total": 3, "factors": [{"name": "dealer", "factor": 3, "count": 1}]}
@@ -175,29 +176,34 @@ def test_the_client_keeps_the_multipliers_it_was_sent_and_computes_none(page):
     tile = format_tile(state.players[1].concealed()[0])
     events = [
         start,
-        {**deal, "multipliers": sent},
+        {**deal, "multipliers": sent, "live": 7},
         {"type": "discard", "seat": 1, "tile": tile},
         {"type": "pung", "seat": 2, "tile": tile, "from": 1},  # no multipliers: nothing changes
         {"type": "discard", "seat": 2, "tile": tile},
         {"type": "pung", "seat": 3, "tile": tile, "from": 2, "multipliers": later},
+        {"type": "draw", "seat": 3, "from": "front", "live": 0},
     ]
     seen = page.evaluate(SHOWN, json.loads(json.dumps(events)))
-    assert seen[0] == [None] * 4  # a new hand: nothing shown until the server says
-    assert seen[1] == seen[2] == seen[3] == seen[4] == sent
-    assert seen[5] == later
+    assert seen[0]["multipliers"] == [None] * 4  # a new hand: nothing shown until the server says
+    assert [s["multipliers"] for s in seen[1:5]] == [sent] * 4
+    assert seen[5]["multipliers"] == seen[6]["multipliers"] == later
+    # the live tiles as sent, whatever the tiles left and the rules' reserve would give
+    assert [s["live"] for s in seen] == [0, 7, 7, 7, 7, 7, 0]
 
 
 def test_a_game_without_multipliers_shows_none(page):
     state, first = new_hand(make_ruleset("baishan"), dealer=1, seed=bytes(32))
-    shown = [seat_event(e, 1) for e in with_multipliers(state, first)]
+    shown = [seat_event(e, 1) for e in as_streamed(state, first)]
     assert all("multipliers" not in e for e in shown if e is not None)
     seen = page.evaluate(SHOWN, json.loads(json.dumps(shown)))
-    assert seen[-1] == [None] * 4
+    assert seen[-1]["multipliers"] == [None] * 4
+    assert seen[-1]["live"] == shown[-1]["live"] == max(state.live, 0)
 
 
 def test_the_client_code_holds_no_multiplier_rule():
     model = (STATIC / "model.js").read_text(encoding="utf-8")
-    for word in ("laizi_gang_factor", "rules.mode", "standingMultiplier", '"dealer"', '"wuhan"'):
+    words = ("laizi_gang_factor", "rules.mode", "standingMultiplier", "haidi_reserve", '"wuhan"')
+    for word in words:
         assert word not in model, word
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from laizi.engine import Game, apply, make_ruleset, new_hand
 from laizi.engine.record import action_of
-from laizi.engine.view import with_multipliers
+from laizi.engine.view import as_streamed
 from laizi.web.replay import frames
 
 
@@ -34,11 +34,11 @@ def live_multipliers_by_step(record: list[dict[str, Any]]) -> list[list[Any]]:
         carried = [e["multipliers"] for e in events if "multipliers" in e]
         shown.append(carried[-1] if carried else shown[-1])
 
-    last(with_multipliers(state, first))
+    last(as_streamed(state, first))
     for event in record[len(first) :]:
         action = action_of(event)
         if action is not None:
-            last(with_multipliers(state, apply(state, action)))
+            last(as_streamed(state, apply(state, action)))
     return shown
 
 

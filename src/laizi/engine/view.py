@@ -8,8 +8,9 @@ Once the hand is over every hand is shown (the ``end`` event reveals them anyway
 
 The multipliers are public: they are computed from the dealer, the melds (a concealed kong counts
 ×4 whatever its tile, so its hidden face changes nothing) and the tiles laid out, all of which
-every seat sees.  :func:`with_multipliers` adds them to the events that change them, so a client
-shows the ruleset's numbers (the settlement's own code) and computes none itself.
+every seat sees.  :func:`as_streamed` adds them to the events that change them, and the tiles a
+normal draw may still take (``live``: the wall minus the 海底 reserve) to the deal and each draw,
+so a client shows the ruleset's numbers (the settlement's own code) and computes none itself.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.tiles import format_tiles
 
-__all__ = ["MULTIPLIER_EVENTS", "live_multipliers", "seat_event", "view", "with_multipliers"]
+__all__ = ["MULTIPLIER_EVENTS", "as_streamed", "live_multipliers", "seat_event", "view"]
 
 MULTIPLIER_EVENTS = frozenset({"deal", "chow", "pung", "kong", "concealed_kong", "lay_out", "end"})
 """Events after which a seat's multiplier may differ: the deal (the dealer), a meld, a tile laid
@@ -122,31 +123,38 @@ def _changes_multipliers(event: dict[str, Any]) -> bool:
     return kind == "draw" and event.get("from") == "back"
 
 
-def with_multipliers(state: HandState, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``events`` (one decision's, just applied to ``state``), the last one that may change a
-    multiplier carrying ``multipliers``: every seat's, as :func:`live_multipliers` gives them.
+def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` (one decision's, just applied to ``state``) as a table streams them: the last
+    one that may change a multiplier carries ``multipliers`` (every seat's, as
+    :func:`live_multipliers` gives them; none in a game without multipliers), the last ``deal`` or
+    ``draw`` carries ``live`` (tiles a normal draw may still take, as in the view).
 
-    The record itself never carries them (they follow from it); a copy of that one event does.
+    The record itself never carries them (they follow from it); copies of those events do.
 
     >>> from laizi.engine import make_ruleset, new_hand
     >>> state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=2, seed=bytes(32))
-    >>> shown = with_multipliers(state, first)
+    >>> shown = as_streamed(state, first)
     >>> [e["type"] for e in shown], [m["total"] for m in shown[-1]["multipliers"]]
     (['start', 'deal'], [1, 1, 2, 1])
-    >>> "multipliers" in first[-1]
-    False
+    >>> shown[-1]["live"], "multipliers" in first[-1] or "live" in first[-1]
+    (72, False)
     """
-    last = next(
-        (i for i in range(len(events) - 1, -1, -1) if _changes_multipliers(events[i])), None
-    )
-    if last is None:
+    last_change = last_draw = None
+    for i, event in enumerate(events):
+        if _changes_multipliers(event):
+            last_change = i
+        if event["type"] in ("deal", "draw"):
+            last_draw = i
+    extra: dict[int, dict[str, Any]] = {}
+    if last_change is not None:
+        multipliers = live_multipliers(state)
+        if multipliers is not None:
+            extra[last_change] = {"multipliers": multipliers}
+    if last_draw is not None:
+        extra.setdefault(last_draw, {})["live"] = max(state.live, 0)
+    if not extra:
         return events
-    multipliers = live_multipliers(state)
-    if multipliers is None:
-        return events
-    out = list(events)
-    out[last] = {**events[last], "multipliers": multipliers}
-    return out
+    return [{**e, **extra[i]} if i in extra else e for i, e in enumerate(events)]
 
 
 def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any] | None:

@@ -36,7 +36,7 @@ from laizi.engine import (
 from laizi.engine.events import number
 from laizi.engine.record import action_of
 from laizi.engine.state import FINAL, TURN, HandState
-from laizi.engine.view import with_multipliers
+from laizi.engine.view import as_streamed
 from laizi.rules import Settings
 from laizi.server.protocol import Act, Join, ProtocolError
 from laizi.server.seats import bot_player, safe_default
@@ -393,7 +393,7 @@ class Room:
         self.hand_events += events
         conns = self._conns() if self.live else []
         # Streams (not the record) carry every seat's multipliers where they change.
-        shown_events = events if self.state is None else with_multipliers(self.state, events)
+        shown_events = events if self.state is None else as_streamed(self.state, events)
         for event in shown_events:
             for v in VIEWERS:
                 shown = seat_event(event, v)

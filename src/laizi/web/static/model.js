@@ -4,7 +4,8 @@
 // the model at any time; tests/test_web_model.py checks, in the browser, that the model after every
 // event equals the engine's view of the same seat. The client computes no rule: every seat's
 // multiplier with its factors arrives from the server (the snapshot's view, then `multipliers` on
-// each event that changes them, computed by the same ruleset code as the settlement).
+// each event that changes them, computed by the same ruleset code as the settlement), and so does
+// the number of tiles a normal draw may still take (`live`, on the deal and each draw).
 
 import { parseTiles, sortTiles } from "./tiles.js";
 
@@ -161,10 +162,9 @@ export function applyEvent(model, ev) {
   if (model.players && model.phase !== "over") {
     model.to_act = model.phase === "turn" || model.phase === "final" ? [model.turn] : [];
   }
-  if (model.rules && model.players) {
-    const reserve = model.rules.haidi_reserve ?? 0;
-    model.live = Math.max(model.tiles_left - reserve, 0);
-  }
+  // As sent: the tiles a normal draw may still take (after the 海底 reserve) come with the deal
+  // and each draw.
+  if (ev.live != null) model.live = ev.live;
   if (ev.multipliers && model.players) {
     // As sent: the server's ruleset computed them (none in a game without multipliers).
     ev.multipliers.forEach((m, s) => { model.players[s].multiplier = m; });
