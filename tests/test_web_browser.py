@@ -29,6 +29,11 @@ def browser() -> Iterator[Browser]:
     yield from launch()
 
 
+def shown(x: float) -> str:
+    """A number as the client shows it (util.js ``num``)."""
+    return str(int(x)) if x == int(x) else str(x)
+
+
 def record_of(server: ServerProcess, code: str, hand: int) -> list[dict]:
     status, body = server.get(f"/api/rooms/{code}/hands/{hand}")
     assert status == 200, body
@@ -129,6 +134,9 @@ def test_whole_hand_against_three_bots_by_clicking_to_the_settlement(server, bro
     assert "laizi verify" in page.inner_text(".seed")
     if end["reason"] == "win":
         settlement = end["settlement"]
+        # the seats' chips now show the multipliers that were paid, as the server sent them
+        chips = [page.locator(f".seat[data-seat='{s}'] .mult").inner_text() for s in range(4)]
+        assert chips == [f"×{shown(m['total'])}" for m in settlement["multipliers"]]
         winner_row = page.locator(f".settle tr[data-seat='{end['winner']}']")
         assert "winner" in winner_row.get_attribute("class")
         for seat in range(4):
@@ -210,6 +218,11 @@ def test_replay_viewer_steps_forward_and_back_with_every_hand_open(server, brows
     page.click("[data-step=last]")
     page.wait_for_selector(".replay .settlement table.settle")
     assert page.locator("[data-step=next]").is_disabled()
+    end = events[-1]
+    if end["reason"] == "win":  # the last frame's multipliers are the settlement's (A7)
+        for seat, m in enumerate(end["settlement"]["multipliers"]):
+            text = page.locator(f".seat[data-seat='{seat}'] .mult-inline").inner_text()
+            assert text.endswith(f"M {shown(m['total'])}"), (seat, text)
     shot(page, "replay-end")
     page.click("[data-step=first]")
     assert page.locator(".replay .settlement table").count() == 0
