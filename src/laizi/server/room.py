@@ -392,7 +392,7 @@ class Room:
         """Add events to the hand's record and to every viewer's stream; send them."""
         self.hand_events += events
         conns = self._conns() if self.live else []
-        # Streams (not the record) carry every seat's multipliers where they change.
+        # Streams (not the record) carry the multipliers and live tiles where they change.
         shown_events = events if self.state is None else as_streamed(self.state, events)
         for event in shown_events:
             for v in VIEWERS:
