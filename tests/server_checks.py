@@ -8,6 +8,7 @@ from typing import Any
 
 from laizi.engine import apply, legal_actions, make_ruleset, new_hand, seat_event
 from laizi.engine.record import action_of
+from laizi.engine.view import as_streamed, live_multipliers
 
 
 def split_hands(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -46,7 +47,7 @@ def canonical(obj: Any) -> str:
 def check_hand_stream(record: list[dict[str, Any]], shown: list[dict[str, Any]], seat: int | None):
     """``shown`` (what ``seat`` received of one hand) is exactly the record as that seat may see
     it, and — checked on its own, without ``seat_event`` — holds nothing hidden from the seat."""
-    expected = [e for e in (seat_event(e, seat) for e in record) if e is not None]
+    expected = [e for e in (seat_event(e, seat) for e in server_stream(record)) if e is not None]
     assert [canonical(e) for e in shown] == [canonical(e) for e in expected]
     for event in shown:
         kind = event["type"]
@@ -61,6 +62,41 @@ def check_hand_stream(record: list[dict[str, Any]], shown: list[dict[str, Any]],
             assert "tile" not in event, "another seat's drawn or concealed tile"
         if kind in ("claim", "pass"):
             assert event["seat"] == seat, "another seat's claim decision"
+
+
+def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The record as the server streams it: replayed decision by decision through the engine,
+    each decision's events with every seat's multipliers where they change and the live tiles
+    after each draw (``laizi.engine.view.as_streamed``).
+
+    Checks on the way that each carried value is the engine's own at that point and that the
+    record itself carries none."""
+    start, end = record[0], record[-1]
+    state, first = new_hand(
+        make_ruleset(start["rules"]),
+        start["dealer"],
+        seed=bytes.fromhex(end["seed"]),
+        hand_number=start["hand"],
+        scores=tuple(Fraction(str(x)) for x in start["scores"]),
+    )
+    out = as_streamed(state, first)
+    for event in record[len(first) :]:
+        assert "multipliers" not in event and "live" not in event, "the record carries extras"
+        action = action_of(event)
+        if action is not None:
+            produced = apply(state, action)
+            shown = as_streamed(state, produced)
+            for e in shown:
+                if "multipliers" in e:
+                    assert e["multipliers"] == live_multipliers(state)
+                if "live" in e:
+                    assert e["live"] == max(state.live, 0)
+            out += shown
+    extras = ("multipliers", "live")
+    assert [canonical({k: v for k, v in e.items() if k not in extras}) for e in out] == [
+        canonical(e) for e in record
+    ], "the record does not replay"
+    return out
 
 
 def replay_points(record: list[dict[str, Any]], seat: int) -> list[tuple[int, list[str]]]:

@@ -14,6 +14,7 @@ from laizi.engine import parse_record, seat_event, verify
 from tests.server_checks import (
     check_hand_stream,
     check_prompts,
+    server_stream,
     split_hands,
     stream_events,
 )
@@ -203,7 +204,7 @@ def test_spectator_sees_only_the_public_view(server: ServerProcess) -> None:
     # The spectator joined mid-hand: what it saw is the tail of the hand as a spectator sees it.
     assert events[-1]["type"] == "match_end"
     tail = events[:-1]
-    public = [e for e in (seat_event(e, None) for e in record) if e is not None]
+    public = [e for e in (seat_event(e, None) for e in server_stream(record)) if e is not None]
     assert [json.dumps(e, sort_keys=True) for e in tail] == [
         json.dumps(e, sort_keys=True) for e in public[len(public) - len(tail) :]
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from fractions import Fraction
@@ -10,7 +11,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from laizi.engine import parse_record, verify
-from laizi.rules import PRESETS
+from laizi.rules import PRESETS, Settings
+from laizi.server.schema import room_schema
+from laizi.server.table import TableSettings
 from tests.server_helpers import ServerProcess
 from tests.web_browser import click_once, create_room, launch, new_page, play_until, shot
 
@@ -26,6 +29,11 @@ def browser() -> Iterator[Browser]:
     yield from launch()
 
 
+def shown(x: float) -> str:
+    """A number as the client shows it (util.js ``num``)."""
+    return str(int(x)) if x == int(x) else str(x)
+
+
 def record_of(server: ServerProcess, code: str, hand: int) -> list[dict]:
     status, body = server.get(f"/api/rooms/{code}/hands/{hand}")
     assert status == 200, body
@@ -33,23 +41,33 @@ def record_of(server: ServerProcess, code: str, hand: int) -> list[dict]:
 
 
 def test_lobby_form_has_every_setting_with_its_default(server, browser):
+    """The form is the server's schema: every field of Settings and of TableSettings is there."""
     page, errors = new_page(browser)
     page.goto(server.http + "/")
     page.wait_for_selector("#rules-cap")
-    for preset in ("wuhan-hongzhong-kaikou", "wuhan-qipi-koukou"):
+    for preset in ("wuhan-hongzhong-kaikou", "wuhan-qipi-koukou", "baishan"):
         page.select_option("#preset", preset)
         settings = PRESETS[preset].to_json()
-        for key, value in settings.items():
-            if key in ("preset", "game"):
+        for key in (f.name for f in dataclasses.fields(Settings)):
+            if key not in settings:  # a Wuhan-only setting in a Baishan room
+                assert page.locator(f"#rules-{key}").count() == 0, key
                 continue
-            field = page.locator(f"#rules-{key}")
+            value = settings[key]
+            field = page.locator("#preset" if key == "preset" else f"#rules-{key}")
             if isinstance(value, bool):
                 assert field.is_checked() == value, key
             else:
                 assert field.input_value() == str(value), key
+            if key == "preset":
+                continue
             default = page.locator(f"[data-default-for={key}]").first.inner_text()
             assert default, key
+        assert page.locator("#rules-game").is_disabled()  # fixed by the preset
+    page.select_option("#preset", "wuhan-qipi-koukou")
     assert page.locator("#rules-min_points").input_value() == "64"  # 口口翻's minimum (A10)
+    assert page.get_attribute("#rules-haidi_reserve", "max") == "60"  # the schema's bounds
+    for key, value in TableSettings().to_json().items():
+        assert page.locator(f"#table-{key}").input_value() == str(value).removesuffix(".0"), key
     assert page.locator("#table-bot_level").input_value() == "greedy"
     assert page.locator("#table-action_seconds").input_value() == "10"
     assert errors == []
@@ -116,6 +134,9 @@ def test_whole_hand_against_three_bots_by_clicking_to_the_settlement(server, bro
     assert "laizi verify" in page.inner_text(".seed")
     if end["reason"] == "win":
         settlement = end["settlement"]
+        # the seats' chips now show the multipliers that were paid, as the server sent them
+        chips = [page.locator(f".seat[data-seat='{s}'] .mult").inner_text() for s in range(4)]
+        assert chips == [f"×{shown(m['total'])}" for m in settlement["multipliers"]]
         winner_row = page.locator(f".settle tr[data-seat='{end['winner']}']")
         assert "winner" in winner_row.get_attribute("class")
         for seat in range(4):
@@ -197,6 +218,11 @@ def test_replay_viewer_steps_forward_and_back_with_every_hand_open(server, brows
     page.click("[data-step=last]")
     page.wait_for_selector(".replay .settlement table.settle")
     assert page.locator("[data-step=next]").is_disabled()
+    end = events[-1]
+    if end["reason"] == "win":  # the last frame's multipliers are the settlement's (A7)
+        for seat, m in enumerate(end["settlement"]["multipliers"]):
+            text = page.locator(f".seat[data-seat='{seat}'] .mult-inline").inner_text()
+            assert text.endswith(f"M {shown(m['total'])}"), (seat, text)
     shot(page, "replay-end")
     page.click("[data-step=first]")
     assert page.locator(".replay .settlement table").count() == 0
@@ -219,16 +245,20 @@ def test_chinese_and_english(server, browser):
     assert "Indicator" in page.inner_text(".centre")
 
 
-def test_presets_endpoint_lists_every_setting(server):
-    status, body = server.get("/api/presets")
+def test_settings_schema_endpoint_lists_every_setting(server):
+    status, body = server.get("/api/settings/schema")
     assert status == 200
     data = json.loads(body)
-    assert set(data["presets"]) == set(PRESETS)
-    keys = {f["key"] for f in data["fields"]}
-    for settings in PRESETS.values():
-        assert set(settings.to_json()) - {"preset", "game"} <= keys
-    assert {"kaikou", "koukou"} <= set({f["key"]: f for f in data["fields"]}["mode"]["choices"])
-    assert data["table"]["hands"] == 4
+    assert data == json.loads(json.dumps(room_schema()))
+    assert [p["name"] for p in data["rules"]["presets"]] == list(PRESETS)
+    keys = [f["key"] for f in data["rules"]["fields"]]
+    assert keys == [f.name for f in dataclasses.fields(Settings)]
+    mode = next(f for f in data["rules"]["fields"] if f["key"] == "mode")
+    assert {"kaikou", "koukou"} <= {c["value"] for c in mode["choices"]}
+    assert data["table"]["defaults"]["hands"] == 4
+    assert [f["key"] for f in data["table"]["fields"]] == list(TableSettings().to_json())
+    status, _ = server.get("/api/presets")  # the form's old, hand-declared source is gone
+    assert status == 404
 
 
 def test_account_lobby_leaderboard_rank_and_my_past_hands(server, browser):

@@ -5,6 +5,12 @@ concealed kong shows no faces), laid-out tiles, the indicator, laizi and pi, how
 left, hand sizes, running totals and every player's current multiplier with its factors.  It
 never sees another seat's concealed tiles or the wall.  A spectator sees the public part only.
 Once the hand is over every hand is shown (the ``end`` event reveals them anyway).
+
+The multipliers are public: they are computed from the dealer, the melds (a concealed kong counts
+×4 whatever its tile, so its hidden face changes nothing) and the tiles laid out, all of which
+every seat sees.  :func:`as_streamed` adds them to the events that change them, and the tiles a
+normal draw may still take (``live``: the wall minus the 海底 reserve) to the deal and each draw,
+so a client shows the ruleset's numbers (the settlement's own code) and computes none itself.
 """
 
 from __future__ import annotations
@@ -16,7 +22,12 @@ from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.tiles import format_tiles
 
-__all__ = ["seat_event", "view"]
+__all__ = ["MULTIPLIER_EVENTS", "as_streamed", "live_multipliers", "seat_event", "view"]
+
+MULTIPLIER_EVENTS = frozenset({"deal", "chow", "pung", "kong", "concealed_kong", "lay_out", "end"})
+"""Events after which a seat's multiplier may differ: the deal (the dealer), a meld, a tile laid
+out, the end (the settlement's own multipliers); also a ``discard`` that lays a tile out and a
+``draw`` from the back (it completes an added kong nobody robbed)."""
 
 
 def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
@@ -42,7 +53,7 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
                 "declared_ready": p.declared_ready,
             }
         )
-    multipliers = state.ruleset.multipliers(state)
+    multipliers = live_multipliers(state)
     if multipliers is not None:
         for entry, m in zip(players, multipliers, strict=True):
             entry["multiplier"] = m
@@ -85,6 +96,65 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
             "seed": None if state.seed is None else state.seed.hex(),
         }
     return out
+
+
+def live_multipliers(state: HandState) -> list[dict[str, Any]] | None:
+    """Every seat's multiplier with its factors now, or None in a game without multipliers.
+
+    During the hand: the ruleset's standing multipliers (A7: openings, kongs, tiles laid out, the
+    dealer's ×2).  Once a win is settled: the settlement's multipliers, the numbers that were paid
+    (the dealer's ×2 then sits on each loser when the dealer won).
+    """
+    if state.phase == OVER and state.result is not None:
+        settlement = state.result.get("settlement")
+        if settlement is not None:
+            paid = settlement.to_json().get("multipliers")
+            if paid is not None:
+                return list(paid)
+    return state.ruleset.multipliers(state)
+
+
+def _changes_multipliers(event: dict[str, Any]) -> bool:
+    kind = event["type"]
+    if kind in MULTIPLIER_EVENTS:
+        return True
+    if kind == "discard":
+        return bool(event.get("lay_out"))
+    return kind == "draw" and event.get("from") == "back"
+
+
+def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` (one decision's, just applied to ``state``) as a table streams them: the last
+    one that may change a multiplier carries ``multipliers`` (every seat's, as
+    :func:`live_multipliers` gives them; none in a game without multipliers), the last ``deal`` or
+    ``draw`` carries ``live`` (tiles a normal draw may still take, as in the view).
+
+    The record itself never carries them (they follow from it); copies of those events do.
+
+    >>> from laizi.engine import make_ruleset, new_hand
+    >>> state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=2, seed=bytes(32))
+    >>> shown = as_streamed(state, first)
+    >>> [e["type"] for e in shown], [m["total"] for m in shown[-1]["multipliers"]]
+    (['start', 'deal'], [1, 1, 2, 1])
+    >>> shown[-1]["live"], "multipliers" in first[-1] or "live" in first[-1]
+    (72, False)
+    """
+    last_change = last_draw = None
+    for i, event in enumerate(events):
+        if _changes_multipliers(event):
+            last_change = i
+        if event["type"] in ("deal", "draw"):
+            last_draw = i
+    extra: dict[int, dict[str, Any]] = {}
+    if last_change is not None:
+        multipliers = live_multipliers(state)
+        if multipliers is not None:
+            extra[last_change] = {"multipliers": multipliers}
+    if last_draw is not None:
+        extra.setdefault(last_draw, {})["live"] = max(state.live, 0)
+    if not extra:
+        return events
+    return [{**e, **extra[i]} if i in extra else e for i, e in enumerate(events)]
 
 
 def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any] | None:

@@ -35,6 +35,7 @@ from laizi.server.protocol import (
     encode,
 )
 from laizi.server.room import Conn, Room, new_code
+from laizi.server.schema import schema_routes
 from laizi.server.store import Store
 from laizi.server.table import TableSettings, TableSettingsError
 from laizi.web import routes as web_routes
@@ -336,6 +337,7 @@ def create_app(db_url: str) -> Starlette:
     routes = [
         # The web client (issue 9) serves "/", "/r/{code}" and its files: laizi.web.routes.
         *web_routes(lambda code, number: hub().store.record(code.upper(), number)),
+        *schema_routes(),
         Route("/healthz", healthz),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),

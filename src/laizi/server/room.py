@@ -36,6 +36,7 @@ from laizi.engine import (
 from laizi.engine.events import number
 from laizi.engine.record import action_of
 from laizi.engine.state import FINAL, TURN, HandState
+from laizi.engine.view import as_streamed
 from laizi.rules import Settings
 from laizi.server.protocol import Act, Join, ProtocolError
 from laizi.server.seats import bot_player, safe_default
@@ -391,7 +392,9 @@ class Room:
         """Add events to the hand's record and to every viewer's stream; send them."""
         self.hand_events += events
         conns = self._conns() if self.live else []
-        for event in events:
+        # Streams (not the record) carry the multipliers and live tiles where they change.
+        shown_events = events if self.state is None else as_streamed(self.state, events)
+        for event in shown_events:
             for v in VIEWERS:
                 shown = seat_event(event, v)
                 if shown is None:

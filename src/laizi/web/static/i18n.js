@@ -11,6 +11,8 @@ const TEXT = {
   rules: ["规则设置", "Rules"],
   table_settings: ["牌桌设置", "Table"],
   default_is: ["默认", "default"],
+  yes: ["是", "yes"],
+  no: ["否", "no"],
   join_room: ["加入房间", "Join a room"],
   room_code: ["房间号", "Room code"],
   join: ["加入", "Join"],
@@ -195,59 +197,8 @@ export const CONTRACT_NAMES = {
   sanjubao: ["三句包（清一色第三口）", "one suit, third opening"],
 };
 
-export const SETTING_NAMES = {
-  variant: ["癞子玩法", "Variant"],
-  mode: ["翻法", "Doubling mode"],
-  laizi_gang_factor: ["癞子杠倍数", "Laizi gang factor"],
-  big_self_draw_factor: ["大胡自摸倍数", "Big win self-draw factor"],
-  big_discard_factor: ["大胡放冲倍数", "Big win discarder factor"],
-  pass_win_locked: ["过胡（过了胡要等自己摸牌）", "Passed win locked until own draw (过胡)"],
-  win_priority: ["一炮单响的顺序", "Who wins a discard claimed twice"],
-  haidi_reserve: ["海底留牌", "Tiles kept back (海底)"],
-  cap: ["封顶", "Cap"],
-  golden_cap: ["金顶", "Golden cap"],
-  sunshine_cap: ["阳光顶", "Sunshine cap"],
-  three_suns_cap: ["三阳开泰", "Three suns cap"],
-  escape_penalty: ["逃跑扣分", "Escape penalty"],
-  min_points: ["起胡分", "Minimum to win"],
-  base: ["底分", "Base unit"],
-  players: ["真人座位数", "Seats for people"],
-  hands: ["局数", "Hands in the match"],
-  action_seconds: ["每步秒数", "Seconds per decision"],
-  bank_seconds: ["时间库（秒）", "Time bank (s)"],
-  grace_seconds: ["掉线保留（秒）", "Seat held when offline (s)"],
-  bot_level: ["机器人水平", "Bot level"],
-  bot_delay_ms: ["机器人出牌延时（毫秒）", "Bot delay (ms)"],
-  between_hands_ms: ["局间停顿（毫秒）", "Pause between hands (ms)"],
-};
-
-export const CHOICE_NAMES = {
-  hongzhong: ["红中癞子杠", "red dragon (红中癞子杠)"],
-  hongzhong_facai: ["红中发财杠", "red + green dragon (红中发财杠)"],
-  qipi_silai: ["七皮四赖", "seven pi, four laizi (七皮四赖)"],
-  kaikou: ["开口翻", "opened doubles once (开口翻)"],
-  koukou: ["口口翻", "each opening doubles (口口翻)"],
-  from_dealer: ["从庄家数起", "counting from the dealer"],
-  from_discarder: ["从放冲者下家数起", "counting from the discarder's next seat"],
-  random: ["随机", "random"],
-  greedy: ["普通", "greedy"],
-  strong: ["强", "strong"],
-};
-
-export const GAME_NAMES = {
-  wuhan: ["武汉麻将", "Wuhan"],
-  baishan: ["白山麻将", "Baishan"],
-};
-
-export const PRESET_NAMES = {
-  baishan: ["白山麻将", "Baishan"],
-  "wuhan-hongzhong-kaikou": ["武汉 红中癞子杠 开口翻", "Wuhan, red dragon, 开口翻"],
-  "wuhan-hongzhong-koukou": ["武汉 红中癞子杠 口口翻", "Wuhan, red dragon, 口口翻"],
-  "wuhan-facai-kaikou": ["武汉 红中发财杠 开口翻", "Wuhan, red + green dragon, 开口翻"],
-  "wuhan-facai-koukou": ["武汉 红中发财杠 口口翻", "Wuhan, red + green dragon, 口口翻"],
-  "wuhan-qipi-kaikou": ["武汉 七皮四赖 开口翻", "Wuhan, seven pi four laizi, 开口翻"],
-  "wuhan-qipi-koukou": ["武汉 七皮四赖 口口翻", "Wuhan, seven pi four laizi, 口口翻"],
-};
+// The names of settings, presets, games and their choices come with the server's settings schema
+// (GET /api/settings/schema), not from here.
 
 let lang = localStorage.getItem("laizi.lang") || (navigator.language.startsWith("zh") ? "zh" : "en");
 

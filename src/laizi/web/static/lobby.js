@@ -1,7 +1,9 @@
 // The lobby: name or account, create a room from a preset (a field for every setting, defaults
 // shown, the server validates), join by code or link, open rooms, leaderboard and past matches.
+// The form is built from the server's schema (GET /api/settings/schema): every setting's kind,
+// bounds, choices and names come from there; this file declares none.
 
-import { CHOICE_NAMES, GAME_NAMES, PRESET_NAMES, SETTING_NAMES, named, pick, t } from "./i18n.js";
+import { getLang, pick, t } from "./i18n.js";
 import { esc, num } from "./util.js";
 
 async function getJson(url) {
@@ -9,19 +11,40 @@ async function getJson(url) {
   return { ok: r.ok, status: r.status, body: r.ok ? await r.json() : null };
 }
 
-function fieldHtml(field, value, group) {
+/** A `{zh, en}` name from the schema in the page's language. */
+function say(label) {
+  return label ? label[getLang()] ?? label.en : "";
+}
+
+/** Names by value: presets, games, and every choice of every field. */
+function namesOf(schema) {
+  const names = {};
+  for (const group of [schema.rules.fields, schema.table.fields]) {
+    for (const f of group) (f.choices || []).forEach((c) => { names[c.value] = c.label; });
+  }
+  schema.rules.presets.forEach((p) => { names[p.name] = p.label; });
+  schema.rules.games.forEach((g) => { names[g.value] = g.label; });
+  return names;
+}
+
+function fieldHtml(field, value, group, names) {
   const id = `${group}-${field.key}`;
-  const label = `<label for="${id}">${esc(named(SETTING_NAMES, field.key))} <small class="muted">(${field.key})</small></label>`;
-  const def = `<small class="default" data-default-for="${field.key}">${t("default_is")}: ${esc(field.type === "choice" ? named(CHOICE_NAMES, String(value)) : String(value))}</small>`;
+  const label = `<label for="${id}">${esc(say(field.label))}</label>`;
+  const shown = field.type === "choice" ? say(names[String(value)]) || String(value)
+    : field.type === "bool" ? t(value ? "yes" : "no") : num(value);
+  const def = `<small class="default" data-default-for="${field.key}">${t("default_is")}: ${esc(shown)}</small>`;
+  // A setting the preset fixes (its game) is shown, not sent.
+  const attrs = field.fixed ? " disabled" : ` data-group="${group}" data-type="${field.type}"`;
   let input;
   if (field.type === "choice") {
-    input = `<select id="${id}" name="${field.key}" data-group="${group}" data-type="choice">${field.choices.map((c) => `<option value="${c}"${c === value ? " selected" : ""}>${esc(named(CHOICE_NAMES, c))}</option>`).join("")}</select>`;
+    input = `<select id="${id}" name="${field.key}"${attrs}>${field.choices.map((c) => `<option value="${c.value}"${c.value === value ? " selected" : ""}>${esc(say(c.label))}</option>`).join("")}</select>`;
   } else if (field.type === "bool") {
-    input = `<input type="checkbox" id="${id}" name="${field.key}" data-group="${group}" data-type="bool"${value ? " checked" : ""}>`;
+    input = `<input type="checkbox" id="${id}" name="${field.key}"${attrs}${value ? " checked" : ""}>`;
   } else {
-    input = `<input type="number" id="${id}" name="${field.key}" data-group="${group}" data-type="${field.type}" value="${value}" step="any">`;
+    const bounds = (field.min != null ? ` min="${field.min}"` : "") + (field.max != null ? ` max="${field.max}"` : "");
+    input = `<input type="number" id="${id}" name="${field.key}"${attrs} value="${value}"${bounds} step="${field.type === "int" ? 1 : "any"}">`;
   }
-  return `<div class="field">${label}${input}${def}</div>`;
+  return `<div class="field" data-field="${field.key}">${label}${input}${def}</div>`;
 }
 
 function readValue(input) {
@@ -42,7 +65,7 @@ export async function renderLobby(root) {
       <form id="join-form"><input id="join-code" placeholder="${t("room_code")}" maxlength="64" autocapitalize="characters">
       <button type="submit">${t("join")}</button> <button type="button" id="watch">${t("spectate")}</button></form>
       <div class="open-rooms"></div></section>
-    <section class="card create"><h2>${t("create_room")}</h2><form id="create-form">
+    <section class="card create"><h2>${t("create_room")}</h2><form id="create-form" novalidate>
       <div class="field"><label for="preset">${t("preset")}</label><select id="preset"></select></div>
       <h3>${t("rules")}</h3><div class="fields rules-fields"></div>
       <h3>${t("table_settings")}</h3><div class="fields table-fields"></div>
@@ -69,14 +92,17 @@ export async function renderLobby(root) {
     if (joinCode()) location.href = `/r/${joinCode()}?watch=1`;
   });
 
-  const { body: spec } = await getJson("/api/presets");
+  const { body: schema } = await getJson("/api/settings/schema");
+  const names = namesOf(schema);
+  const presets = Object.fromEntries(schema.rules.presets.map((p) => [p.name, p.values]));
   const presetSelect = root.querySelector("#preset");
-  presetSelect.innerHTML = Object.keys(spec.presets).map((p) => `<option value="${p}">${esc(named(PRESET_NAMES, p))}</option>`).join("");
+  presetSelect.innerHTML = schema.rules.presets.map((p) => `<option value="${p.name}">${esc(say(p.label))}</option>`).join("");
   const fill = () => {
-    const rules = spec.presets[presetSelect.value];
-    const fields = spec.fields.filter((f) => f.key in rules); // Baishan has fewer settings than Wuhan
-    root.querySelector(".rules-fields").innerHTML = fields.map((f) => fieldHtml(f, rules[f.key], "rules")).join("");
-    root.querySelector(".table-fields").innerHTML = spec.table_fields.map((f) => fieldHtml(f, spec.table[f.key], "table")).join("");
+    const rules = presets[presetSelect.value];
+    // The preset is the select above; a game has only its own settings (Baishan has fewer).
+    const fields = schema.rules.fields.filter((f) => f.key !== "preset" && f.key in rules);
+    root.querySelector(".rules-fields").innerHTML = fields.map((f) => fieldHtml(f, rules[f.key], "rules", names)).join("");
+    root.querySelector(".table-fields").innerHTML = schema.table.fields.map((f) => fieldHtml(f, schema.table.defaults[f.key], "table", names)).join("");
   };
   presetSelect.addEventListener("change", fill);
   root.querySelector("#reset-form").addEventListener("click", fill);
@@ -87,12 +113,12 @@ export async function renderLobby(root) {
     localStorage.setItem("laizi.name", nameInput.value.trim());
     const rules = { preset: presetSelect.value };
     const table = {};
-    const defaults = spec.presets[presetSelect.value];
+    const defaults = presets[presetSelect.value];
     root.querySelectorAll("[data-group]").forEach((input) => {
       const value = readValue(input);
       if (input.dataset.group === "rules") {
         if (value !== defaults[input.name]) rules[input.name] = value;
-      } else if (value !== spec.table[input.name]) table[input.name] = value;
+      } else if (value !== schema.table.defaults[input.name]) table[input.name] = value;
     });
     const r = await fetch("/api/rooms", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ rules, table }),
@@ -105,10 +131,10 @@ export async function renderLobby(root) {
     location.href = `/r/${body.code}`;
   });
 
-  renderAccounts(root);
+  renderAccounts(root, schema, names);
 }
 
-async function renderAccounts(root) {
+async function renderAccounts(root, schema, names) {
   const box = root.querySelector(".account");
   const me = await getJson("/api/me");
   if (me.status === 404) {
@@ -146,23 +172,23 @@ async function renderAccounts(root) {
   }
   const lobby = await getJson("/api/lobby");
   if (lobby.ok) {
-    const rooms = lobby.body.rooms.map((r) => `<li><a href="/r/${esc(r.code)}">${esc(r.code)}</a> ${esc(named(PRESET_NAMES, r.preset))} · ${esc(r.status)} · ${r.seated}/${r.players}</li>`).join("");
+    const rooms = lobby.body.rooms.map((r) => `<li><a href="/r/${esc(r.code)}">${esc(r.code)}</a> ${esc(say(names[r.preset]) || r.preset)} · ${esc(r.status)} · ${r.seated}/${r.players}</li>`).join("");
     root.querySelector(".open-rooms").innerHTML = `<h3>${t("open_rooms")}</h3><ul>${rooms || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
   }
-  const games = ["wuhan", "baishan"];
+  const games = schema.rules.games.map((g) => g.value);
   const showBoard = async (game) => {
     const board = await getJson(`/api/leaderboard/${game}`);
     if (!board.ok) return;
-    const tabs = games.map((g) => `<button type="button" data-board="${g}" class="${g === game ? "primary" : ""}">${esc(named(GAME_NAMES, g))}</button>`).join(" ");
+    const tabs = games.map((g) => `<button type="button" data-board="${g}" class="${g === game ? "primary" : ""}">${esc(say(names[g]))}</button>`).join(" ");
     const rows = board.body.players.map((p) => `<tr data-player="${esc(p.name)}"><td>${p.place}</td><td>${esc(p.name)}</td>` +
       `<td class="rank">${esc(pick([p.rank.zh, p.rank.en]))}</td><td>${num(p.points)}</td><td>${num(p.rating.ordinal)}</td><td>${p.matches}</td></tr>`).join("");
     root.querySelector(".leaderboard").innerHTML = `<div class="tabs">${tabs}</div><table><thead><tr><th>#</th><th>${t("player")}</th><th>${t("rank")}</th>` +
       `<th>${t("points")}</th><th>${t("rating")}</th><th>${t("matches")}</th></tr></thead><tbody>${rows || `<tr><td colspan="6" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
     root.querySelectorAll("[data-board]").forEach((b) => b.addEventListener("click", () => showBoard(b.dataset.board)));
   };
-  showBoard("wuhan");
+  showBoard(games[0]);
   if (me.ok) {
-    const standing = me.body.games.wuhan;
+    const standing = games.map((g) => me.body.games[g]).find(Boolean);
     if (standing) {
       box.insertAdjacentHTML("beforeend", `<p class="my-rank">${t("rank")}: <b>${esc(pick([standing.rank.zh, standing.rank.en]))}</b> · ${t("points")} ${num(standing.points)}` +
         (standing.next_rank ? ` · ${t("to_next", esc(pick([standing.next_rank.zh, standing.next_rank.en])), num(standing.next_rank.missing))}` : "") + "</p>");
@@ -171,7 +197,7 @@ async function renderAccounts(root) {
     if (mine.ok) {
       const items = mine.body.matches.map((x) => {
         const links = x.hands.map((_, i) => `<a href="/replay/${esc(x.room)}/${i}">${t("hand_no", i + 1)}</a>`).join(" ");
-        return `<li data-room="${esc(x.room)}"><b>${esc(x.room)}</b> ${esc(named(PRESET_NAMES, x.preset))} · ${t("place", x.place)} · ${num(x.total)} ` +
+        return `<li data-room="${esc(x.room)}"><b>${esc(x.room)}</b> ${esc(say(names[x.preset]) || x.preset)} · ${t("place", x.place)} · ${num(x.total)} ` +
           `<a href="${esc(x.record)}" download>${t("download_record")}</a><br>${links}</li>`;
       }).join("");
       root.querySelector(".my-matches").innerHTML = `<ul>${items || `<li class="muted">${t("none_yet")}</li>`}</ul>`;

@@ -2,13 +2,12 @@
 //
 // The fields are named as in the engine's view (docs/engine.md, "Views") so a snapshot can replace
 // the model at any time; tests/test_web_model.py checks, in the browser, that the model after every
-// event equals the engine's view of the same seat. The live multipliers are recomputed here from
-// the melds and the tiles laid out (RULES.md A7's standing factors, laizi.scoring.standing_factors).
+// event equals the engine's view of the same seat. The client computes no rule: every seat's
+// multiplier with its factors arrives from the server (the snapshot's view, then `multipliers` on
+// each event that changes them, computed by the same ruleset code as the settlement), and so does
+// the number of tiles a normal draw may still take (`live`, on the deal and each draw).
 
 import { parseTiles, sortTiles } from "./tiles.js";
-
-const OPENINGS = new Set(["chow", "pung", "exposed_kong", "added_kong"]);
-const LAID_OUT_KINDS = ["hongzhong_gang", "facai_gang", "pi_gang", "laizi_gang"];
 
 function emptyPlayer(seat) {
   return { seat, hand_size: 0, melds: [], laid_out: [], discards: [], claimed: [], openings: 0, multiplier: null };
@@ -163,41 +162,14 @@ export function applyEvent(model, ev) {
   if (model.players && model.phase !== "over") {
     model.to_act = model.phase === "turn" || model.phase === "final" ? [model.turn] : [];
   }
-  if (model.rules && model.players) {
-    const reserve = model.rules.haidi_reserve ?? 0;
-    model.live = Math.max(model.tiles_left - reserve, 0);
-    if (model.game === "wuhan") {
-      model.players.forEach((pl, s) => { pl.multiplier = standingMultiplier(model, pl, s); });
-    }
+  // As sent: the tiles a normal draw may still take (after the 海底 reserve) come with the deal
+  // and each draw.
+  if (ev.live != null) model.live = ev.live;
+  if (ev.multipliers && model.players) {
+    // As sent: the server's ruleset computed them (none in a game without multipliers).
+    ev.multipliers.forEach((m, s) => { model.players[s].multiplier = m; });
   }
   return model;
-}
-
-/** RULES.md A7: the factors a seat carries whoever wins, and the dealer's ×2. */
-export function standingMultiplier(model, player, seat) {
-  const rules = model.rules;
-  const factors = [];
-  const openings = player.melds.filter((m) => OPENINGS.has(m.kind)).length;
-  if (openings) factors.push({ name: "opened", factor: rules.mode === "kaikou" ? 2 : 2 ** openings, count: openings });
-  const exposed = player.melds.filter((m) => m.kind === "exposed_kong" || m.kind === "added_kong").length;
-  if (exposed) factors.push({ name: "exposed_kong", factor: 2 ** exposed, count: exposed });
-  const concealed = player.melds.filter((m) => m.kind === "concealed_kong").length;
-  if (concealed) factors.push({ name: "concealed_kong", factor: 4 ** concealed, count: concealed });
-  const kinds = { hongzhong_gang: 0, facai_gang: 0, pi_gang: 0, laizi_gang: 0 };
-  for (const tile of player.laid_out) {
-    if (tile === model.laizi) kinds.laizi_gang += 1;
-    else if (tile === "7z") kinds.hongzhong_gang += 1;
-    else if (model.pi.includes(tile)) kinds.pi_gang += 1;
-    else kinds.facai_gang += 1;
-  }
-  for (const name of LAID_OUT_KINDS) {
-    const n = kinds[name];
-    if (!n) continue;
-    const each = name === "laizi_gang" ? rules.laizi_gang_factor : 2;
-    factors.push({ name, factor: each ** n, count: n });
-  }
-  if (seat === model.dealer) factors.push({ name: "dealer", factor: 2, count: 1 });
-  return { total: factors.reduce((acc, f) => acc * f.factor, 1), factors };
 }
 
 /** The seat's own concealed tiles, sorted, the drawn tile last (as the table shows them). */

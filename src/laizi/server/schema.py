@@ -1,0 +1,88 @@
+"""``GET /api/settings/schema``: what a client needs to build the create-a-room form.
+
+The rules part is :func:`laizi.rules.schema.settings_schema` (every :class:`laizi.rules.Settings`
+field, every preset's values); the table part is generated here from :class:`TableSettings` (its
+fields, their kinds and bounds, its defaults).  Both carry their names in Chinese and English, so
+the client declares no setting itself.
+
+>>> s = room_schema()
+>>> hands = next(f for f in s["table"]["fields"] if f["key"] == "hands")
+>>> hands["type"], hands["min"], hands["max"], hands["label"]["en"], s["table"]["defaults"]["hands"]
+('int', 1, 64, 'Hands in the match', 4)
+>>> [c["value"] for c in s["table"]["fields"][5]["choices"]]
+['random', 'greedy', 'strong']
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from laizi.rules.schema import label, settings_schema
+from laizi.server.table import TableSettings
+
+__all__ = ["TABLE_LABELS", "room_schema", "schema_routes", "table_schema"]
+
+TABLE_LABELS: dict[str, tuple[str, str]] = {
+    "players": ("真人座位数", "Seats for people"),
+    "hands": ("局数", "Hands in the match"),
+    "action_seconds": ("每步秒数", "Seconds per decision"),
+    "bank_seconds": ("时间库（秒）", "Time bank (s)"),
+    "grace_seconds": ("掉线保留（秒）", "Seat held when offline (s)"),
+    "bot_level": ("机器人水平", "Bot level"),
+    "bot_delay_ms": ("机器人出牌延时（毫秒）", "Bot delay (ms)"),
+    "between_hands_ms": ("局间停顿（毫秒）", "Pause between hands (ms)"),
+}
+"""Each table setting's name for players, (Chinese, English)."""
+
+CHOICE_LABELS: dict[str, tuple[str, str]] = {
+    "random": ("随机", "random"),
+    "greedy": ("普通", "greedy"),
+    "strong": ("强", "strong"),
+}
+"""The names of the table settings' choices (the bot levels)."""
+
+
+def table_schema() -> dict[str, Any]:
+    """Every :class:`TableSettings` field with its kind and bounds, and the defaults."""
+    _, definitions = msgspec.json.schema_components([TableSettings])
+    properties = definitions["TableSettings"]["properties"]
+    out = []
+    for field in msgspec.structs.fields(TableSettings):
+        prop = properties[field.encode_name]
+        entry: dict[str, Any] = {"key": field.name, "label": label(field.name, TABLE_LABELS)}
+        if "enum" in prop:
+            # the Literal's own order (the JSON schema sorts it)
+            values = typing.get_args(field.type)
+            entry["type"] = "choice"
+            entry["choices"] = [{"value": v, "label": label(v, CHOICE_LABELS)} for v in values]
+        else:
+            entry["type"] = "int" if prop["type"] == "integer" else prop["type"]
+        if "minimum" in prop:
+            entry["min"] = prop["minimum"]
+        if "exclusiveMinimum" in prop:
+            entry["min"], entry["exclusive_min"] = prop["exclusiveMinimum"], True
+        if "maximum" in prop:
+            entry["max"] = prop["maximum"]
+        out.append(entry)
+    return {"fields": out, "defaults": TableSettings().to_json()}
+
+
+def room_schema() -> dict[str, Any]:
+    """The whole form: ``{"rules": settings_schema(), "table": table_schema()}``."""
+    return {"rules": settings_schema(), "table": table_schema()}
+
+
+def schema_routes() -> list[Route]:
+    """The schema's route, for :func:`laizi.server.app.create_app`."""
+    body = room_schema()  # fixed for the process: built once
+
+    async def schema(request: Request) -> Response:
+        return JSONResponse(body, headers={"Cache-Control": "no-cache"})
+
+    return [Route("/api/settings/schema", schema)]
