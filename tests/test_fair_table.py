@@ -180,11 +180,6 @@ def test_another_seats_hidden_claim_option_changes_no_byte_this_seat_receives(
                for e in events)
 
 
-def test_prompt_ids_depend_only_on_the_seats_own_stream() -> None:
-    source = Path(room_module.__file__).read_text()
-    assert "sum(self.seq.values())" not in source
-
-
 # -- 3. the claim window's pause ---------------------------------------------------------------
 def test_every_discard_waits_the_same_window_whether_or_not_a_bot_could_claim(
     server: ServerProcess,
