@@ -462,7 +462,7 @@ class Room:
         claim window's pause, once it ends."""
         self.hand_events += events
         if self.gate is not None:
-            self.held += events
+            self._hold(events)
             return
         cut = self._window_cut(events)
         if cut is None:
@@ -471,6 +471,17 @@ class Room:
         self._stream(events[:cut])
         self.held = list(events[cut:])
         self.gate = self._later(self.table.claim_window, self._open_gate)
+
+    def _hold(self, events: list[dict[str, Any]]) -> None:
+        """Keep events for the end of the pause — but a seat's own claim or pass, which only
+        that seat is shown, goes to it at once when nothing it may see is held before it."""
+        for event in events:
+            if event["type"] in ("claim", "pass"):
+                viewers = [v for v in VIEWERS if seat_event(event, v) is not None]
+                if not any(seat_event(h, v) is not None for h in self.held for v in viewers):
+                    self._stream([event])
+                    continue
+            self.held.append(event)
 
     def _window_cut(self, events: list[dict[str, Any]]) -> int | None:
         """Where a claim window's pause starts in ``events`` (after a discard or an added kong
