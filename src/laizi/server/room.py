@@ -9,6 +9,12 @@ Every viewer (seat 0–3, or a spectator) has its own stream of events — the e
 ``seat_event`` of each — numbered 1, 2, 3 … in that stream, so a gap never tells a seat that
 something it may not see happened.  The streams are rebuilt exactly from the database after a
 restart, so a client's last sequence number stays meaningful.
+
+Nothing a seat receives depends on what it may not see: a prompt's id is the seat's own sequence
+number, and at a table with people every discard is followed by the same pause (the claim
+window, ``TableSettings.claim_window``) whether or not anybody may claim it.  Before each deal
+there, the server commits to its secret and the players' clients add their own entropy
+(:mod:`laizi.server.entropy`).
 """
 
 from __future__ import annotations
