@@ -9,6 +9,7 @@ from typing import Any
 from laizi.engine import apply, legal_actions, make_ruleset, new_hand, seat_event
 from laizi.engine.record import action_of
 from laizi.engine.view import as_streamed, live_multipliers
+from laizi.engine.wall import parse_contributions
 
 
 def split_hands(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -107,6 +108,7 @@ def replay_points(record: list[dict[str, Any]], seat: int) -> list[tuple[int, li
         make_ruleset(start["rules"]),
         start["dealer"],
         seed=bytes.fromhex(end["seed"]),
+        contributions=parse_contributions(start.get("contributions")),
         hand_number=start["hand"],
         scores=tuple(Fraction(str(x)) for x in start["scores"]),
     )

@@ -114,3 +114,69 @@ def test_deal_plays_a_match_whose_record_verifies_as_a_whole():
     assert len(starts) == 3 and starts[0]["dealer"] == 2
     checked = run("verify", "-", stdin=result.stdout)
     assert checked.returncode == 0 and "3 hand(s)" in checked.stdout
+
+
+# -- the players' entropy: seed + contributions → wall, the whole chain checked -------------------
+MINE = "c0" * 32
+THEIRS = "3e" * 32
+
+
+@pytest.fixture(scope="module")
+def chained() -> str:
+    """A hand dealt from a server seed and two players' contributions (seats 1 and 3)."""
+    import random
+
+    from laizi.engine import apply, legal_actions, make_ruleset, new_hand
+    from laizi.engine.record import to_jsonl
+
+    parts = [None, bytes.fromhex(MINE), None, bytes.fromhex(THEIRS)]
+    state, events = new_hand(
+        make_ruleset("wuhan-qipi-koukou"), 0, seed=bytes.fromhex(SEED), contributions=parts
+    )
+    rng = random.Random(5)
+    while not state.over:
+        seat = state.to_act()[0]
+        events += apply(state, rng.choice(legal_actions(state, seat)))
+    return to_jsonl(events)
+
+
+def test_the_wall_comes_from_the_seed_and_every_contribution_in_seat_order(chained):
+    from laizi.engine.wall import combined_seed, wall_from_seed
+
+    events = lines(chained)
+    assert events[0]["contributions"] == [None, MINE, None, THEIRS]
+    assert events[0]["commitment"] == hashlib.sha256(bytes.fromhex(SEED)).hexdigest()
+    assert events[-1]["seed"] == SEED
+    seed = bytes.fromhex(SEED)
+    expected = hashlib.sha256(
+        b"laizi deal v1" + seed + b"\x00" + b"\x01" + bytes.fromhex(MINE) + b"\x00"
+        + b"\x01" + bytes.fromhex(THEIRS)
+    ).digest()
+    parts = [None, bytes.fromhex(MINE), None, bytes.fromhex(THEIRS)]
+    assert combined_seed(seed, parts) == expected
+    swapped = [None, bytes.fromhex(THEIRS), None, bytes.fromhex(MINE)]
+    assert wall_from_seed(combined_seed(seed, swapped)) != wall_from_seed(expected)
+    result = run("verify", "-", stdin=chained)
+    assert result.returncode == 0 and result.stdout.startswith("ok"), result.stdout
+
+
+@pytest.mark.parametrize(
+    ("index", "change", "names"),
+    [
+        (0, lambda e: e["contributions"].__setitem__(1, "c1" * 32), "contribution"),
+        (0, lambda e: e["contributions"].__setitem__(1, None), "contribution"),
+        (0, lambda e: e["contributions"].reverse(), "contribution"),
+        (0, lambda e: e["contributions"].__setitem__(3, "not hex"), "contributions: seat 3"),
+        (0, lambda e: e.update(contributions=[MINE]), "contributions"),
+        (0, lambda e: e.pop("contributions"), "event 1"),
+        (-1, lambda e: e.update(seed="5b" * 32), "does not match the commitment"),
+        (0, lambda e: e.update(commitment="00" * 32), "does not match the commitment"),
+    ],
+)
+def test_a_tampered_link_of_the_chain_fails_naming_it(chained, index, change, names):
+    events = lines(chained)
+    change(events[index])
+    result = run("verify", "-", stdin="".join(json.dumps(e) + "\n" for e in events))
+    assert result.returncode == 4, result.stdout
+    assert names in result.stdout, result.stdout
+    assert "Traceback" not in result.stderr

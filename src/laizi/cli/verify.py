@@ -1,5 +1,9 @@
 """``laizi verify RECORD|-``: check a hand record (commitment, wall, every event replayed).
 
+The whole chain of a deal: ``sha256(seed)`` is the ``start`` event's commitment, the wall is the
+one of ``seed`` — or, when ``start`` lists the players' contributions, of
+``combined_seed(seed, contributions)`` (docs/engine.md) — and every event replays.
+
 Exit 0 and a one-line verdict, or exit 4 naming the first event that does not match (exit 1
 when the file can't be read or a line is not JSON).
 """
@@ -29,7 +33,8 @@ def verify_command(
     json_output: bool = typer.Option(False, "--json", help="Print the verdict as one JSON line."),
     lang: str | None = LangOption,
 ) -> None:
-    """Check a record: sha256(seed) = commitment, the wall from the seed, every event replayed."""
+    """Check a record: sha256(seed) = commitment, the wall from the seed and the players'
+    contributions, every event replayed."""
     language = lang_or_exit(lang)
     text = read_text(record)
     try:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from laizi.engine.events import TILE, Event, number
 from laizi.engine.ruleset import Ruleset
 from laizi.engine.state import HandState, PlayerState
-from laizi.engine.wall import WALL_SIZE, WallError, commitment, wall_from_seed
+from laizi.engine.wall import (
+    WALL_SIZE,
+    WallError,
+    combined_seed,
+    commitment,
+    format_contributions,
+    wall_from_seed,
+)
 from laizi.tiles import format_tiles
 
 __all__ = ["new_hand"]
@@ -21,17 +29,24 @@ def new_hand(
     wall: tuple[int, ...] | None = None,
     hand_number: int = 0,
     scores: tuple[Fraction, ...] | None = None,
+    contributions: Sequence[bytes | None] | None = None,
 ) -> tuple[HandState, list[Event]]:
     """Deal a hand from a 256-bit ``seed`` (fair deals, Part C) or from a whole ``wall``.
+
+    With ``contributions`` (one entry per seat, None where a seat gave none) the wall comes from
+    :func:`laizi.engine.wall.combined_seed` of the seed and them, and the ``start`` event lists
+    them; the commitment is still ``sha256(seed)`` and the ``end`` event still reveals ``seed``.
 
     Returns the state (the dealer to act) and the ``start`` and ``deal`` events.
     """
     if (seed is None) == (wall is None):
         raise ValueError("give exactly one of seed or wall")
+    if contributions is not None and seed is None:
+        raise ValueError("contributions go with a seed, not with a whole wall")
     if not 0 <= dealer <= 3:
         raise ValueError(f"dealer must be a seat 0–3, not {dealer}")
     if seed is not None:
-        wall = wall_from_seed(seed)
+        wall = wall_from_seed(seed if contributions is None else combined_seed(seed, contributions))
     assert wall is not None
     if len(wall) != WALL_SIZE:
         raise WallError("wall", f"must be {WALL_SIZE} tiles")
@@ -74,6 +89,8 @@ def new_hand(
         "scores": [number(s) for s in state.scores],
         "commitment": state.commitment,
     }
+    if contributions is not None:
+        start["contributions"] = format_contributions(contributions)
     if seed is None:
         start["wall"] = "".join(TILE[t] for t in wall)
     deal: Event = {

@@ -12,6 +12,7 @@ for every hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -36,8 +37,11 @@ class Match:
     escaped: int | None = None
     current: HandState | None = None
 
-    def deal(self, seed: bytes) -> tuple[HandState, list[dict[str, Any]]]:
-        """Start the next hand from ``seed``; play it with ``laizi.engine.apply``, then call
+    def deal(
+        self, seed: bytes, contributions: Sequence[bytes | None] | None = None
+    ) -> tuple[HandState, list[dict[str, Any]]]:
+        """Start the next hand from ``seed`` (and the players' ``contributions``, if any: see
+        :func:`laizi.engine.wall.combined_seed`); play it with ``laizi.engine.apply``, then call
         :meth:`finish`."""
         if self.over:
             raise ValueError("the match is over")
@@ -51,6 +55,7 @@ class Match:
             seed=seed,
             hand_number=self.hands_played,
             scores=tuple(self.totals),
+            contributions=contributions,
         )
         self.current = state
         return state, events

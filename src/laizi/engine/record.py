@@ -1,12 +1,14 @@
 """Hand records: JSON Lines, one event per line, and checking them (``laizi verify``).
 
-A record is every event of a hand in order: ``start`` (rules, dealer, running totals and the
-commitment ``sha256(seed)``), ``deal``, then every decision and its consequences (draws happen
-by themselves), and ``end`` (winner, payments, the settlement, and the seed revealed).  The
+A record is every event of a hand in order: ``start`` (rules, dealer, running totals, the
+commitment ``sha256(seed)`` and, at a table with people, the players' ``contributions``),
+``deal``, then every decision and its consequences (draws happen by themselves), and ``end``
+(winner, payments, the settlement, and the seed revealed).  The
 decisions are the events ``discard`` (with ``"declare_ready": true`` for 报听), ``lay_out``,
 ``concealed_kong``, ``added_kong``, ``claim``,
 ``pass``, ``abandon`` and a self-drawn ``win``; everything else follows from them and the wall.
-So a record replays: re-derive the wall from the revealed seed, feed the decisions to the
+So a record replays: re-derive the wall from the revealed seed (hashed with the contributions
+when there are any, :func:`laizi.engine.wall.combined_seed`), feed the decisions to the
 engine, and every event must come out identical.  ``docs/engine.md`` has the full format.
 """
 
@@ -33,7 +35,7 @@ from laizi.engine.actions import (
 from laizi.engine.game import IllegalAction, apply, new_hand, number
 from laizi.engine.registry import make_ruleset
 from laizi.engine.state import HandState
-from laizi.engine.wall import WallError, commitment, parse_seed
+from laizi.engine.wall import WallError, commitment, parse_contributions, parse_seed
 from laizi.tiles import TileParseError, parse_tiles
 
 __all__ = [
@@ -153,9 +155,26 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
                 raise RecordError(
                     len(events) - 1, "the revealed seed does not match the commitment"
                 )
+            try:
+                contributions = parse_contributions(start.get("contributions"))
+            except WallError as error:
+                raise RecordError(0, str(error)) from None
             state, produced = new_hand(
-                ruleset, dealer, seed=seed, hand_number=hand_number, scores=totals
+                ruleset,
+                dealer,
+                seed=seed,
+                hand_number=hand_number,
+                scores=totals,
+                contributions=contributions,
             )
+            if contributions is not None and len(events) > 1:
+                recorded, dealt = events[1], produced[1]
+                if _canonical(recorded) != _canonical(dealt):
+                    raise RecordError(
+                        1,
+                        "the deal is not the wall of sha256(seed, contributions): a contribution"
+                        " or the deal was changed",
+                    )
         else:
             wall_text = start.get("wall")
             if not isinstance(wall_text, str):
@@ -218,9 +237,10 @@ class Verdict:
 def verify(events: list[dict[str, Any]]) -> Verdict:
     """Check a record of one or more hands (a match: each hand begins with ``start``).
 
-    Each hand: the commitment against the revealed seed, the wall re-derived from it, every
-    event replayed to the same result.  Across hands: the running totals carry on, the hands are
-    numbered in order, the dealer follows the ruleset's dealer rule, nothing follows an escape.
+    Each hand: the commitment against the revealed seed, the wall re-derived from it (and from
+    the players' contributions, when the ``start`` event lists them), every event replayed to
+    the same result.  Across hands: the running totals carry on, the hands are numbered in order,
+    the dealer follows the ruleset's dealer rule, nothing follows an escape.
     """
     if not events:
         return Verdict(False, 0, "event 0: the record is empty", 0)

@@ -19,6 +19,19 @@ The shuffle
 >>> commitment(seed)[:16]
 '66687aadf862bd77'
 
+Players' entropy (tables with people): the server's secret seed alone does not choose the wall.
+It commits to ``sha256(seed)`` first; then each person's client sends 32 random bytes of its own
+(its *contribution*, after it has seen the commitment), and the wall is derived from
+:func:`combined_seed` — SHA-256 over a domain tag, the server's seed and the four seats'
+contributions in seat order 0–3 (an absent one as a single ``0x00`` byte, a present one as
+``0x01`` and its 32 bytes):
+
+>>> mine = bytes.fromhex("ab" * 32)
+>>> combined_seed(seed, [None, mine, None, None]) != combined_seed(seed, [None, None, mine, None])
+True
+>>> combined_seed(seed, [None, mine, None, None]).hex()[:16]
+'d4d664e8cf377148'
+
 The layout (how the engine reads a wall, see :mod:`laizi.engine.game`): the dealer takes
 ``wall[0:14]``, the next seats in play order 13 each, then the indicator (when the ruleset uses
 one) is the next tile; normal draws continue from the front, replacement draws take the last
@@ -28,15 +41,20 @@ tile still in the wall.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from laizi.tiles import KINDS, format_tile
 
 __all__ = [
+    "CONTRIBUTION_BYTES",
     "SEED_BYTES",
     "WALL_SIZE",
     "WallError",
+    "combined_seed",
     "commitment",
+    "format_contributions",
+    "parse_contributions",
     "parse_seed",
     "sorted_tiles",
     "wall_from_parts",
@@ -47,6 +65,11 @@ SEED_BYTES = 32
 """A seed is 256 bits."""
 WALL_SIZE = 4 * KINDS
 """136 tiles: four of each of the 34 kinds (RULES A2; no flowers)."""
+
+CONTRIBUTION_BYTES = 32
+"""A player's contribution to a deal is 256 bits too."""
+DEAL_DOMAIN = b"laizi deal v1"
+"""The tag :func:`combined_seed` hashes first (so its hashes can't be mistaken for others)."""
 
 _WORD = 1 << 32
 
@@ -80,6 +103,63 @@ def parse_seed(text: str) -> bytes:
 def commitment(seed: bytes) -> str:
     """The public commitment to a seed: ``sha256(seed)`` as 64 lower-case hex digits."""
     return hashlib.sha256(seed).hexdigest()
+
+
+def combined_seed(seed: bytes, contributions: Sequence[bytes | None]) -> bytes:
+    """The wall's seed from the server's ``seed`` and the four seats' contributions.
+
+    ``SHA-256(b"laizi deal v1" ‖ seed ‖ part₀ ‖ part₁ ‖ part₂ ‖ part₃)`` where ``partᵢ`` is
+    ``0x00`` for a seat that contributed nothing (a bot, an absent or older client) and
+    ``0x01 ‖ contribution`` (32 bytes) for one that did: every input has a fixed length, so no
+    two different inputs hash the same bytes.
+    """
+    if len(seed) != SEED_BYTES:
+        raise WallError("seed", f"must be {SEED_BYTES} bytes, got {len(seed)}")
+    if len(contributions) != 4:
+        raise WallError("contributions", f"needs one entry per seat (4), got {len(contributions)}")
+    digest = hashlib.sha256(DEAL_DOMAIN + seed)
+    for seat, part in enumerate(contributions):
+        if part is None:
+            digest.update(b"\x00")
+            continue
+        if len(part) != CONTRIBUTION_BYTES:
+            raise WallError(
+                "contributions", f"seat {seat}: must be {CONTRIBUTION_BYTES} bytes, got {len(part)}"
+            )
+        digest.update(b"\x01" + part)
+    return digest.digest()
+
+
+def parse_contributions(obj: Any) -> tuple[bytes | None, ...] | None:
+    """The ``contributions`` of a ``start`` event: four entries, each null or 64 hex digits.
+
+    None (the field is absent) stays None: a hand dealt from the server's seed alone.
+    """
+    if obj is None:
+        return None
+    if not isinstance(obj, list) or len(obj) != 4:
+        raise WallError("contributions", "must be a list of four entries (null or 64 hex digits)")
+    out: list[bytes | None] = []
+    for seat, part in enumerate(obj):
+        if part is None:
+            out.append(None)
+            continue
+        if (
+            not isinstance(part, str)
+            or len(part) != 2 * CONTRIBUTION_BYTES
+            or any(c not in "0123456789abcdef" for c in part)
+        ):
+            raise WallError(
+                "contributions",
+                f"seat {seat}: needs {2 * CONTRIBUTION_BYTES} lower-case hex digits or null",
+            )
+        out.append(bytes.fromhex(part))
+    return tuple(out)
+
+
+def format_contributions(contributions: Sequence[bytes | None]) -> list[str | None]:
+    """The contributions as a ``start`` event writes them (hex, null for none)."""
+    return [None if part is None else part.hex() for part in contributions]
 
 
 def _words(seed: bytes) -> Iterator[int]:

@@ -23,6 +23,7 @@ from laizi.server.accounts import Accounts
 from laizi.server.api import after_join, api_routes, attach, before_join, current_account
 from laizi.server.protocol import (
     MAX_MESSAGE_BYTES,
+    PROTOCOL_MINOR,
     PROTOCOL_VERSION,
     Act,
     Auto,
@@ -30,6 +31,7 @@ from laizi.server.protocol import (
     Leave,
     Ping,
     ProtocolError,
+    Ready,
     Resync,
     decode_client,
     encode,
@@ -186,6 +188,8 @@ class Hub:
                     room.leave(conn)
                 elif isinstance(message, Resync):
                     room.catch_up(conn, message.last_seq)
+                elif isinstance(message, Ready):
+                    room.ready(conn, message)
         except ProtocolError as error:
             conn.send({"type": "error", "code": error.code, "message": error.message})
 
@@ -316,7 +320,14 @@ def create_app(db_url: str) -> Starlette:
         if accounts is not None:
             conn.account = current_account(accounts, ws)
         task = asyncio.create_task(writer())
-        send({"type": "welcome", "protocol": PROTOCOL_VERSION, "max_message": MAX_MESSAGE_BYTES})
+        send(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "minor": PROTOCOL_MINOR,
+                "max_message": MAX_MESSAGE_BYTES,
+            }
+        )
         try:
             while True:
                 message = await ws.receive()

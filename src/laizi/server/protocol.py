@@ -1,4 +1,4 @@
-"""The WebSocket protocol, version 1: every client message as a typed value (``docs/protocol.md``).
+"""The WebSocket protocol, version 1.1: every client message as a typed value (docs/protocol.md).
 
 Client messages are JSON objects tagged by ``type``; each is decoded into one of the structs
 below by msgspec, so a message with a missing, unknown or mistyped field is refused with an
@@ -17,12 +17,13 @@ bad_message: Object missing required field `prompt`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
+    "PROTOCOL_MINOR",
     "PROTOCOL_VERSION",
     "Act",
     "ActionIn",
@@ -32,6 +33,7 @@ __all__ = [
     "Leave",
     "Ping",
     "ProtocolError",
+    "Ready",
     "Resync",
     "decode_client",
     "encode",
@@ -39,6 +41,9 @@ __all__ = [
 
 PROTOCOL_VERSION = 1
 """Bumped on any incompatible change; ``join`` must name it."""
+PROTOCOL_MINOR = 1
+"""Bumped on a compatible addition: 1 = players' entropy in the deal (``commit``/``ready``).  A
+client that joins without ``minor`` (or with 0) is served as before and contributes nothing."""
 MAX_MESSAGE_BYTES = 4096
 """A client message longer than this is refused unread (no client message needs more)."""
 
@@ -65,6 +70,8 @@ class Join(msgspec.Struct, tag="join", forbid_unknown_fields=True):
     """The token a previous ``joined`` gave: reconnect to that seat."""
     last_seq: int | None = None
     """The last sequence number this client saw (on reconnect)."""
+    minor: int = 0
+    """The client's minor protocol version: 1 and up answer ``commit`` with ``ready``."""
 
 
 class ActionIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -92,6 +99,14 @@ class Leave(msgspec.Struct, tag="leave", forbid_unknown_fields=True):
     """Leave the room; during a hand this is ``abandon`` (逃跑) with the escape penalty."""
 
 
+class Ready(msgspec.Struct, tag="ready", forbid_unknown_fields=True):
+    """A seat's contribution to the deal of hand ``hand``, after that hand's ``commit``."""
+
+    hand: int
+    entropy: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+    """32 random bytes of the client's own, as 64 lower-case hex digits."""
+
+
 class Resync(msgspec.Struct, tag="resync", forbid_unknown_fields=True):
     """Ask again for what was missed since ``last_seq`` (or a snapshot) and the pending prompt."""
 
@@ -102,13 +117,13 @@ class Ping(msgspec.Struct, tag="ping", forbid_unknown_fields=True):
     """Answered by ``pong``."""
 
 
-ClientMessage = Join | Act | Auto | Leave | Resync | Ping
+ClientMessage = Join | Act | Auto | Leave | Ready | Resync | Ping
 
 _decoder = msgspec.json.Decoder(ClientMessage)
 _encoder = msgspec.json.Encoder()
 
 
-def decode_client(data: bytes | str) -> Join | Act | Auto | Leave | Resync | Ping:
+def decode_client(data: bytes | str) -> Join | Act | Auto | Leave | Ready | Resync | Ping:
     """Decode one client message; :class:`ProtocolError` names what is wrong."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"a message may hold at most {MAX_MESSAGE_BYTES} bytes")

@@ -9,6 +9,12 @@ Every viewer (seat 0–3, or a spectator) has its own stream of events — the e
 ``seat_event`` of each — numbered 1, 2, 3 … in that stream, so a gap never tells a seat that
 something it may not see happened.  The streams are rebuilt exactly from the database after a
 restart, so a client's last sequence number stays meaningful.
+
+Nothing a seat receives depends on what it may not see: a prompt's id is the seat's own sequence
+number, and at a table with people every discard is followed by the same pause (the claim
+window, ``TableSettings.claim_window``) whether or not anybody may claim it.  Before each deal
+there, the server commits to its secret and the players' clients add their own entropy
+(:mod:`laizi.server.entropy`).
 """
 
 from __future__ import annotations
@@ -37,8 +43,10 @@ from laizi.engine.events import number
 from laizi.engine.record import action_of
 from laizi.engine.state import FINAL, TURN, HandState
 from laizi.engine.view import as_streamed
+from laizi.engine.wall import parse_contributions
 from laizi.rules import Settings
-from laizi.server.protocol import Act, Join, ProtocolError
+from laizi.server.entropy import PendingDeal
+from laizi.server.protocol import Act, Join, ProtocolError, Ready
 from laizi.server.seats import bot_player, safe_default
 from laizi.server.store import Store
 from laizi.server.table import TableSettings
@@ -72,6 +80,8 @@ class Conn:
         self.spectator = False
         self.account: Any = None
         """The logged-in account (``laizi.server.accounts.Account``, issue 8); None: a guest."""
+        self.minor = 0
+        """The client's minor protocol version (from ``join``): 1 contributes to the deals."""
 
 
 class Timer:
@@ -170,6 +180,13 @@ class Room:
         """False while being rebuilt from the database: nothing is sent, nothing scheduled."""
         self.on_match_end: Callable[[Room], None] | None = None
         """Called once the match is over (issue 8 books points and ratings there)."""
+        self.gate: Timer | None = None
+        """The claim window's pause after a discard (tables with people): until it ends, events
+        wait in ``held``, the next turn is not asked and bots do not claim."""
+        self.held: list[dict[str, Any]] = []
+        self.after_gate: list[Callable[[], None]] = []
+        self.pending: PendingDeal | None = None
+        """The next deal, committed to and waiting for the players' contributions."""
 
     # -- the outside world -----------------------------------------------------------------------
     @property
@@ -229,6 +246,7 @@ class Room:
     def join(self, conn: Conn, msg: Join) -> None:
         if conn.room is not None:
             raise ProtocolError("already_joined", "this connection is already in a room")
+        conn.minor = max(0, msg.minor)
         if msg.spectate:
             self.spectators.add(conn)
             conn.room, conn.seat, conn.spectator = self, None, True
@@ -287,7 +305,11 @@ class Room:
         self.post(conn, {"type": "joined", "room": self.code, "seat": seat, "token": s.token})
 
     def catch_up(self, conn: Conn, last_seq: int | None) -> None:
-        """The missed events (or a snapshot), then the room and any pending prompt."""
+        """The missed events (or a snapshot), then the room, one's 托管 state, a pending
+        ``commit`` and any pending prompt."""
+        if self.gate is not None:  # the streams are behind the state until the pause ends
+            self.after_gate.append(lambda: self.catch_up(conn, last_seq))
+            return
         viewer = conn.seat
         stream = self.streams[viewer]
         base = self.base[viewer]
@@ -306,6 +328,10 @@ class Room:
                 },
             )
         self.post(conn, {"type": "room", "room": self.info()})
+        if viewer is not None:
+            self.post(conn, {"type": "auto", "on": self.seats[viewer].auto})
+            if self.pending is not None and conn.minor >= 1:
+                self.post(conn, self.pending.message())
         if viewer is not None and viewer in self.prompts:
             self._send_prompt(self.prompts[viewer])
 
@@ -368,10 +394,60 @@ class Room:
         self._deal()
 
     def _deal(self) -> None:
+        """Deal the next hand — at a table with contributing clients, first commit to the
+        secret and wait (at most ``entropy_wait_ms``) for their contributions."""
         if self.status != "playing" or (self.state is not None and not self.state.over):
             return
-        seed = secrets.token_bytes(32)
-        state, events = self.match.deal(seed)
+        if self.pending is not None:
+            return
+        self._release()
+        if self.live and self._contributors():
+            pending = PendingDeal(self.match.hands_played, secrets.token_bytes(32))
+            self.pending = pending
+            pending.timer = self._later(self.table.entropy_wait_ms, self._deal_now)
+            for conn, seat in self._conns():
+                if seat is not None and conn.minor >= 1:
+                    self.post(conn, pending.message())
+            return
+        self._deal_now()
+
+    def _contributors(self) -> list[int]:
+        """The seats whose deal contribution is awaited: people with a protocol-1.1 client."""
+        return [
+            i
+            for i, s in enumerate(self.seats)
+            if s.kind == "human" and not s.leaving and any(c.minor >= 1 for c in s.conns)
+        ]
+
+    def ready(self, conn: Conn, msg: Ready) -> None:
+        """A seat's contribution to the pending deal; the deal happens once all are in."""
+        seat = conn.seat
+        if seat is None or conn.spectator:
+            raise ProtocolError("not_seated", "spectators don't contribute to the deal")
+        pending = self.pending
+        if pending is None or pending.hand != msg.hand:
+            raise ProtocolError(
+                "no_deal_pending", f"no deal of hand {msg.hand} is waiting for contributions"
+            )
+        if pending.contributions[seat] is not None:
+            raise ProtocolError("already_contributed", "this seat has contributed to this deal")
+        pending.contributions[seat] = bytes.fromhex(msg.entropy)
+        for c in self.seats[seat].conns:
+            self.post(c, {"type": "contributed", "hand": msg.hand, "entropy": msg.entropy})
+        if all(pending.contributions[i] is not None for i in self._contributors()):
+            self._deal_now()
+
+    def _deal_now(self) -> None:
+        pending, self.pending = self.pending, None
+        if self.status != "playing" or (self.state is not None and not self.state.over):
+            return
+        if pending is not None:
+            if pending.timer is not None:
+                pending.timer.cancel()
+            seed, contributions = pending.secret, pending.contributed()
+        else:
+            seed, contributions = secrets.token_bytes(32), None
+        state, events = self.match.deal(seed, contributions)
         self.hand_id = self.store.start_hand(
             self.id, self.match.hands_played, state.dealer, seed, events
         )
@@ -389,8 +465,64 @@ class Room:
         self._emit(events)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
-        """Add events to the hand's record and to every viewer's stream; send them."""
+        """Add events to the hand's record and to every viewer's stream; send them — during a
+        claim window's pause, once it ends."""
         self.hand_events += events
+        if self.gate is not None:
+            self._hold(events)
+            return
+        cut = self._window_cut(events)
+        if cut is None:
+            self._stream(events)
+            return
+        self._stream(events[:cut])
+        self.held = list(events[cut:])
+        self.gate = self._later(self.table.claim_window, self._open_gate)
+
+    def _hold(self, events: list[dict[str, Any]]) -> None:
+        """Keep events for the end of the pause — but a seat's own claim or pass, which only
+        that seat is shown, goes to it at once when nothing it may see is held before it."""
+        for event in events:
+            if event["type"] in ("claim", "pass"):
+                viewers = [v for v in VIEWERS if seat_event(event, v) is not None]
+                if not any(seat_event(h, v) is not None for h in self.held for v in viewers):
+                    self._stream([event])
+                    continue
+            self.held.append(event)
+
+    def _window_cut(self, events: list[dict[str, Any]]) -> int | None:
+        """Where a claim window's pause starts in ``events`` (after a discard or an added kong
+        others might claim), at a table with people; None: no pause."""
+        if not self.live or not any(s.kind == "human" for s in self.seats):
+            return None
+        for k, event in enumerate(events):
+            kind = event["type"]
+            if (kind == "discard" and not event.get("lay_out")) or kind == "added_kong":
+                return k + 1
+        return None
+
+    def _release(self) -> None:
+        """End a claim window's pause now: send what it held, catch up who asked meanwhile."""
+        if self.gate is not None:
+            self.gate.cancel()
+            self.gate = None
+        held, self.held = self.held, []
+        self._stream(held)
+        waiting, self.after_gate = self.after_gate, []
+        for fn in waiting:
+            fn()
+
+    def _open_gate(self) -> None:
+        """The pause is over (as long after every discard, claimable or not): bots and seats on
+        auto-play decide their claims now, then play goes on."""
+        self.gate = None
+        self._release()
+        for seat, prompt in list(self.prompts.items()):
+            if prompt.handle is None and self.prompts.get(seat) is prompt:
+                self._auto_move(seat, prompt.id)
+        self._after()
+
+    def _stream(self, events: list[dict[str, Any]]) -> None:
         conns = self._conns() if self.live else []
         # Streams (not the record) carry the multipliers and live tiles where they change.
         shown_events = events if self.state is None else as_streamed(self.state, events)
@@ -448,11 +580,13 @@ class Room:
 
     def _set_auto(self, seat: int, on: bool, shown: bool = True) -> None:
         s = self.seats[seat]
+        changed = s.auto != on
         s.auto = on
-        prompt = self.prompts.pop(seat, None)
-        if prompt is not None and prompt.handle is not None:
-            # The pending prompt is asked again, of the player or of the auto-player.
-            prompt.handle.cancel()
+        prompt = self.prompts.get(seat)
+        if changed and prompt is not None:
+            # The pending decision passes between the player and the auto-player; its clock
+            # runs on from when it was asked (never a fresh prompt, never a fresh clock).
+            self._schedule(prompt)
         if shown and s.auto_shown != on:
             s.auto_shown = on
             self._broadcast_info()
@@ -500,6 +634,7 @@ class Room:
         if state is None:
             return
         if state.over:
+            self._release()
             for prompt in self.prompts.values():
                 if prompt.handle is not None:
                     prompt.handle.cancel()
@@ -562,21 +697,38 @@ class Room:
         for seat in deciding:
             if seat in self.prompts:
                 continue
+            if self.gate is not None and state.phase in (TURN, FINAL):
+                continue  # the next turn is asked when the claim window's pause ends
             s = self.seats[seat]
             legal = legal_actions(state, seat)
-            pid = sum(self.seq.values()) * 4 + seat
-            prompt = Prompt(pid, seat, legal, self.loop.time())
+            # The id is how many events this seat has been shown: it depends on nothing the
+            # seat may not see (a count of every seat's events told who could claim).
+            prompt = Prompt(self.seq[seat], seat, legal, self.loop.time())
             self.prompts[seat] = prompt
-            if s.kind == "bot" or s.auto:
-                if s.auto and state.phase in (TURN, FINAL) and not s.auto_shown:
-                    s.auto_shown = True
-                    self._save_seat(seat)
-                    self._broadcast_info()
-                prompt.handle = self._later(self.table.bot_delay_ms, self._auto_move, seat, pid)
-                continue
-            seconds = self.table.action_seconds + s.bank
-            prompt.handle = self._later(seconds * 1000, self._timeout, seat, pid)
-            self._send_prompt(prompt)
+            if s.auto and state.phase in (TURN, FINAL) and not s.auto_shown:
+                s.auto_shown = True
+                self._save_seat(seat)
+                self._broadcast_info()
+            self._schedule(prompt)
+
+    def _schedule(self, prompt: Prompt) -> None:
+        """Run a prompt's clock: the auto-player's delay, or the player's time — counted from
+        when the prompt was made, so asking again never gives more time."""
+        if prompt.handle is not None:
+            prompt.handle.cancel()
+            prompt.handle = None
+        seat = prompt.seat
+        s = self.seats[seat]
+        if s.kind == "bot" or s.auto:
+            if self.gate is None:
+                prompt.handle = self._later(
+                    self.table.bot_delay_ms, self._auto_move, seat, prompt.id
+                )
+            return  # else decided when the claim window's pause ends (_open_gate)
+        deadline = prompt.started + self.table.action_seconds + s.bank
+        left = max(0.0, deadline - self.loop.time())
+        prompt.handle = self._later(left * 1000, self._timeout, seat, prompt.id)
+        self._send_prompt(prompt)
 
     def _send_prompt(self, prompt: Prompt) -> None:
         s = self.seats[prompt.seat]
@@ -626,7 +778,10 @@ class Room:
         self.live = False
         try:
             for row in hands:
-                state, first = self.match.deal(row.seed)
+                start = row.events[0] if row.events else {}
+                state, first = self.match.deal(
+                    row.seed, parse_contributions(start.get("contributions"))
+                )
                 if _canonical(first) != _canonical(row.events[: len(first)]):
                     raise RuntimeError(f"hand {row.number}: the deal does not match the log")
                 self.hand_id = row.id

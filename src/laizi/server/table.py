@@ -41,6 +41,18 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """How long bots (and seats on auto-play) wait before acting, so people can follow."""
     between_hands_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
     """Pause between a hand's end and the next deal."""
+    claim_window_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
+    """With a person at the table: how long every discard (and added kong) waits before play
+    goes on, whether anybody may claim it or not; bots and seats on auto-play decide their claims
+    at its end.  None (the default): ``bot_delay_ms``, so a bot's claim comes when it always did."""
+    entropy_wait_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
+    """How long a deal waits for the contributions of the clients that give one (protocol 1.1);
+    then it is dealt with what arrived."""
+
+    @property
+    def claim_window(self) -> int:
+        """The claim window's pause in milliseconds (``claim_window_ms`` or ``bot_delay_ms``)."""
+        return self.bot_delay_ms if self.claim_window_ms is None else self.claim_window_ms
 
     @classmethod
     def from_json(cls, obj: Any) -> TableSettings:

@@ -27,6 +27,7 @@ from laizi.engine import (
     view,
 )
 from laizi.engine.record import action_of
+from laizi.engine.wall import parse_contributions
 from laizi.tiles import format_tiles, parse_tiles
 
 __all__ = ["frames"]
@@ -46,7 +47,12 @@ def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if start.get("commitment") is not None:
         seed = parse_seed(events[-1]["seed"])
         state, first = new_hand(
-            ruleset, start["dealer"], seed=seed, hand_number=start.get("hand", 0), scores=scores
+            ruleset,
+            start["dealer"],
+            seed=seed,
+            hand_number=start.get("hand", 0),
+            scores=scores,
+            contributions=parse_contributions(start.get("contributions")),
         )
     else:
         wall = tuple(parse_tiles(start["wall"]))

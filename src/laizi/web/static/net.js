@@ -2,6 +2,14 @@
 // the last sequence number seen, and hand every server message to the page.
 
 const PROTOCOL = 1;
+const MINOR = 1; // 1.1: this client adds its own random value to every deal (commit → ready)
+
+/** 32 random bytes from the browser's cryptographic generator, as 64 hex digits. */
+export function randomHex() {
+  const bytes = new Uint8Array(32);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 function tokenKey(code) {
   return `laizi.seat.${code}`;
@@ -27,6 +35,7 @@ export class RoomConnection {
     this.ws = null;
     this.closed = false;
     this.retry = 0;
+    this.deals = new Map(); // hand → {commitment, entropy}: what this client gave to each deal
     this.open();
   }
 
@@ -37,7 +46,7 @@ export class RoomConnection {
     ws.onopen = () => {
       this.retry = 0;
       const saved = savedSeat(this.code);
-      const join = { type: "join", room: this.code, v: PROTOCOL };
+      const join = { type: "join", room: this.code, v: PROTOCOL, minor: MINOR };
       if (saved && saved.token && !this.spectate) {
         join.token = saved.token;
         if (this.lastSeq != null) join.last_seq = this.lastSeq;
@@ -61,6 +70,7 @@ export class RoomConnection {
           localStorage.removeItem(tokenKey(this.code));
         }
         if (msg.type === "event" || msg.type === "snapshot") this.lastSeq = msg.seq;
+        if (msg.type === "commit") this.contribute(msg);
       }
       this.onMessages(messages);
     };
@@ -70,6 +80,16 @@ export class RoomConnection {
       const delay = Math.min(5000, 250 * 2 ** this.retry++);
       setTimeout(() => this.open(), delay);
     };
+  }
+
+  /** The server has committed to the next deal's secret: add our own random value to it. */
+  contribute(commit) {
+    let deal = this.deals.get(commit.hand);
+    if (!deal || deal.commitment !== commit.commitment) {
+      deal = { commitment: commit.commitment, entropy: randomHex() };
+      this.deals.set(commit.hand, deal);
+    }
+    this.send({ type: "ready", hand: commit.hand, entropy: deal.entropy });
   }
 
   send(message) {

@@ -22,6 +22,7 @@ export class TablePage {
     this.auto = false;
     this.online = false;
     this.end = null;
+    this.start = null;
     this.matchEnd = null;
     this.error = "";
     this.openMult = null;
@@ -55,7 +56,7 @@ export class TablePage {
       case "event": {
         const ev = m.event;
         if (ev.type === "match_end") { this.matchEnd = ev; break; }
-        if (ev.type === "start") { this.model = { seat: this.seat }; this.end = null; this.prompt = null; }
+        if (ev.type === "start") { this.model = { seat: this.seat }; this.end = null; this.prompt = null; this.start = ev; }
         if (!this.model) break;
         applyEvent(this.model, ev);
         if (ev.type === "end") { this.end = ev; this.prompt = null; }
@@ -228,7 +229,19 @@ export class TablePage {
     const seats = [0, 1, 2, 3].map((k) => this.seatHtml((base + k) % 4, POSITIONS[k])).join("");
     return `<div class="board">${seats}${this.centreHtml()}</div>${this.handHtml()}${this.actionsHtml()}` +
       `<div class="settlement ${this.end ? "open" : ""}" role="dialog" aria-label="${t("settlement")}"></div>` +
-      `<div class="muted foot">${m.commitment ? `commitment ${esc(m.commitment.slice(0, 16))}…` : ""}</div>`;
+      `<div class="muted foot">${m.commitment ? `commitment ${esc(m.commitment.slice(0, 16))}…` : ""}${this.entropyHtml()}</div>`;
+  }
+
+  /** This client's random value in the deal (protocol 1.1): shown, and checked against the
+   * commitment it received before sending it and the contributions the start event lists. */
+  entropyHtml() {
+    const m = this.model;
+    const deal = m && this.conn.deals.get(m.hand);
+    if (!deal || this.seat == null) return "";
+    const start = this.start && this.start.hand === m.hand ? this.start : null;
+    const listed = start && start.contributions ? start.contributions[this.seat] : null;
+    const ok = start && start.commitment === deal.commitment && listed === deal.entropy;
+    return ` · <span class="entropy" data-ok="${ok ? "yes" : "no"}">${t("my_entropy")} <code>${esc(deal.entropy.slice(0, 16))}…</code> ${ok ? t("entropy_ok") : t("entropy_bad")}</span>`;
   }
 
   centreHtml() {
