@@ -248,6 +248,8 @@ def test_account_lobby_leaderboard_rank_and_my_past_hands(server, browser):
     assert page.input_value("#player-name") == "Erin"
     code = create_room(page, server.http, name="Erin", hands="1")
     play_until(page, ".settlement.open table.settle")
+    assert page.locator(".seat[data-seat='0'] .name").inner_text() == "Erin (you)"
+    assert page.locator(".seat .badge.guest").count() == 0  # an account, and three bots
     page.goto(server.http + "/")
     page.wait_for_selector(f".my-matches li[data-room='{code}']")
     entry = page.locator(f".my-matches li[data-room='{code}']")
@@ -319,6 +321,9 @@ def test_join_by_link_and_by_code_then_the_match_starts(server, browser):
     first.wait_for_selector(".board")
     names = sorted(first.locator(".seat .name").all_inner_texts())
     assert names == ["Gao (you)", "Hu", "bot 2", "bot 3"]
+    # Both are guests: every seat of a person without an account carries the guest badge.
+    assert first.locator(".seat[data-seat='1'] .badge.guest").inner_text() in ("guest", "游客")
+    assert first.locator(".seat .badge.guest").count() == 2
     # Hu's connection drops: the server holds the seat (grace period) and Gao sees 掉线/offline.
     second.context.close()
     hu = first.locator(".seat", has=first.locator(".name", has_text="Hu"))

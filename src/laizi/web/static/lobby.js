@@ -4,6 +4,11 @@
 import { CHOICE_NAMES, GAME_NAMES, PRESET_NAMES, SETTING_NAMES, named, pick, t } from "./i18n.js";
 import { esc, num } from "./util.js";
 
+// The server's error in the reader's language (error_zh where it gives one).
+function errorText(body) {
+  return pick([body.error_zh || body.error || body.message, body.error || body.message]);
+}
+
 async function getJson(url) {
   const r = await fetch(url, { credentials: "same-origin" });
   return { ok: r.ok, status: r.status, body: r.ok ? await r.json() : null };
@@ -99,7 +104,7 @@ export async function renderLobby(root) {
     });
     const body = await r.json();
     if (!r.ok) {
-      root.querySelector(".form-error").textContent = `${t("error")}: ${body.error || body.message || r.status}`;
+      root.querySelector(".form-error").textContent = `${t("error")}: ${errorText(body) || r.status}`;
       return;
     }
     location.href = `/r/${body.code}`;
@@ -138,7 +143,7 @@ async function renderAccounts(root) {
       if (r.ok) renderLobby(root);
       else {
         const body = await r.json().catch(() => ({}));
-        box.querySelector(".form-error").textContent = `${t("error")}: ${body.message || body.error || r.status}`;
+        box.querySelector(".form-error").textContent = `${t("error")}: ${errorText(body) || r.status}`;
       }
     };
     box.querySelector("#login-form").addEventListener("submit", (e) => { e.preventDefault(); send("/api/login"); });
