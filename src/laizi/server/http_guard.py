@@ -16,6 +16,10 @@ Every HTTP response gets:
 A request path (after percent-decoding) or query string holding a control character — ``%00``
 first of all, which PostgreSQL refuses in any text — or bytes that are not UTF-8 is answered
 ``400 {"error", "error_zh", "code": "bad_request"}`` here, before any route looks it up.
+
+Path numbers (``{number:int}``, a hand's number) longer than 18 digits become ``-1`` — no hand
+has that number, so the route answers its 404 — instead of Python's ``ValueError`` past 4300
+digits or the database's overflow past 2^63.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ import json
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-__all__ = ["CSP", "SECURITY_HEADERS", "HttpGuard"]
+from starlette.convertors import IntegerConvertor, register_url_convertor
+
+__all__ = ["CSP", "SECURITY_HEADERS", "BoundedInt", "HttpGuard"]
 
 CSP = (
     "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "
@@ -52,6 +58,16 @@ def _bad(raw: bytes) -> bool:
     except UnicodeDecodeError:
         return True
     return False
+
+
+class BoundedInt(IntegerConvertor):
+    """Starlette's ``int`` path convertor, but a number of more than 18 digits is ``-1``."""
+
+    def convert(self, value: str) -> int:
+        return int(value) if len(value) <= 18 else -1
+
+
+register_url_convertor("int", BoundedInt())
 
 
 class HttpGuard:
