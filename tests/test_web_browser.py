@@ -390,3 +390,25 @@ def test_replay_frames_of_a_hand_that_does_not_exist_are_a_404(server):
     assert status == 404 and "no finished hand" in json.loads(body)["error"]
     status, body = server.get("/r/abc234")
     assert status == 200 and b"ABC234" in body  # the page, titled with the room's code
+
+
+def test_the_content_security_policy_holds_and_the_client_works_under_it(server, browser):
+    page, errors = new_page(browser)
+    response = page.goto(server.http + "/")
+    assert response is not None
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    assert response.headers["x-frame-options"] == "DENY" and "server" not in response.headers
+    page.wait_for_selector("#join-code")  # the modules, the style sheet, the icon: all allowed
+    # An injected inline script is refused by the browser (as a name slipping past escaping
+    # would be), and says so on the console.
+    ran = page.evaluate(
+        """() => {
+          const s = document.createElement("script");
+          s.textContent = "window.injected = 1";
+          document.head.appendChild(s);
+          return window.injected === 1;
+        }"""
+    )
+    assert ran is False
+    refused = [e for e in errors if "Content Security Policy" in e]
+    assert len(refused) >= 1 and [e for e in errors if e not in refused] == []
