@@ -447,3 +447,38 @@ def test_score_refuses_after_kong_without_a_kong_or_a_laid_out_tile() -> None:
     run = laizi("score", "--json", "-", stdin=json.dumps(laid).encode())
     assert run.returncode == 0, run.stderr
     assert "gangshanghua" in json.loads(run.stdout.decode().splitlines()[-1])["wins"]
+
+
+def test_the_guest_flags_survive_a_kill_9_and_restart(tmp_path: Path, db_url: str) -> None:
+    server = ServerProcess(tmp_path / "db.sqlite3", db_url=db_url).start()
+    try:
+        status, _, headers = post_json(
+            server, "/api/register", {"name": "Vera", "password": "password1"}, "1.1.1.1"
+        )
+        assert status == 201
+        cookie = headers["set-cookie"].split(";")[0]
+        code = server.create_room(players=3, action_seconds=600)["code"]
+
+        async def sit_then_crash() -> list[dict[str, Any]]:
+            import websockets
+
+            account = Client(
+                await websockets.connect(server.ws, additional_headers={"Cookie": cookie})
+            )
+            await account.join(code, name="ignored")
+            guest = await Client.connect(server.ws)
+            await guest.join(code, name="Wen")
+            await guest.expect("room")
+            seats: list[dict[str, Any]] = json.loads(server.get(f"/api/rooms/{code}")[1])["seats"]
+            server.kill9()  # the seats are taken when the server dies
+            return seats
+
+        before = asyncio.run(sit_then_crash())
+        assert [(s["name"], s["guest"]) for s in before] == [
+            ("Vera", False), ("Wen", True), ("", False), ("", False)
+        ]
+        server.start()
+        after = json.loads(server.get(f"/api/rooms/{code}")[1])["seats"]
+        assert [(s["name"], s["guest"]) for s in after] == [(s["name"], s["guest"]) for s in before]
+    finally:
+        server.stop()
