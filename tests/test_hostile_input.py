@@ -154,6 +154,21 @@ async def _ws_refusals(server: ServerProcess, code: str) -> list[dict[str, Any]]
     return answers
 
 
+def test_a_websocket_with_a_broken_origin_plays_as_a_guest(srv: ServerProcess) -> None:
+    import websockets
+
+    async def main() -> dict[str, Any]:
+        ws = await websockets.connect(srv.ws, additional_headers={"Origin": "http://["})
+        client = Client(ws)
+        welcome = await client.expect("welcome")
+        await client.send({"type": "ping"})
+        await client.expect("pong")
+        await client.close()
+        return welcome
+
+    assert asyncio.run(main())["protocol"] == 1
+
+
 def test_hostile_websocket_messages_are_errors_and_the_connection_stays(
     srv: ServerProcess,
 ) -> None:

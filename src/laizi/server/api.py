@@ -120,7 +120,12 @@ def current_account(accounts: Accounts, connection: HTTPConnection) -> Account |
     guest even if the browser sent the cookie: no other site can play under an account."""
     if connection.scope["type"] == "websocket":
         origin = connection.headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc != connection.headers.get("host"):
+        host = connection.headers.get("host")
+        try:
+            foreign = origin is not None and urlsplit(origin).netloc != host
+        except ValueError:  # not even a URL ("http://["): not this site either
+            foreign = True
+        if foreign:
             return None
     return accounts.session(connection.cookies.get(COOKIE))
 
