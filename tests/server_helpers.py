@@ -28,8 +28,16 @@ def free_port() -> int:
 class ServerProcess:
     """``laizi serve`` in a subprocess on 127.0.0.1 and a free port, with its own database."""
 
-    def __init__(self, db_path: Path, port: int | None = None, db_url: str | None = None) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        port: int | None = None,
+        db_url: str | None = None,
+        extra_args: list[str] | None = None,
+    ) -> None:
         self.db_url = db_url or f"sqlite:///{db_path}"
+        self.extra_args = extra_args or []
+        """More ``laizi serve`` options (``--proxy-headers 127.0.0.1``)."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = db_path.with_suffix(".log")
@@ -46,6 +54,7 @@ class ServerProcess:
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
         code = "from laizi.cli import main; main()"
         args = ["serve", "--port", str(self.port), "--db", self.db_url, "--log-level", "warning"]
+        args += self.extra_args
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", code, *args], env=env, stdout=log, stderr=log

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from laizi.server.accounts import (
-    LOGIN_LIMIT_PER_ACCOUNT,
     LOGIN_LIMIT_PER_ADDRESS,
     LOGIN_WINDOW_SECONDS,
     SESSION_SECONDS,
@@ -20,6 +19,7 @@ from laizi.server.accounts import (
     check_name,
     sessions,
 )
+from laizi.server.login_guard import FREE_FAILURES, MAX_DELAY_SECONDS, PAIR_LIMIT
 from laizi.server.store import Store
 
 FAST_HASH = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
@@ -131,21 +131,69 @@ def test_sessions_keep_only_a_hash_expire_and_end_at_logout(setup) -> None:
         assert c.execute(select(sessions)).all() == []
 
 
-def test_failed_logins_lock_the_account_for_the_window_only(setup) -> None:
+def test_failed_logins_lock_that_address_out_of_that_account_only(setup) -> None:
     service, _, mono = setup
     service.register("Ann", "correct horse")
-    for i in range(LOGIN_LIMIT_PER_ACCOUNT):
+    for _ in range(PAIR_LIMIT):
         with pytest.raises(AccountError) as error:
-            service.login("Ann", "wrong", f"10.0.0.{i}")
+            service.login("Ann", "wrong", "10.0.0.1")
         assert error.value.code == "bad_login"
-    # Even the right password is refused now, from any address; the wait is told.
+    # Even the right password is refused now from that address; the wait is told.
     with pytest.raises(AccountError) as error:
-        service.login("ann", "correct horse", "10.9.9.9")
-    assert error.value.code == "rate_limited" and error.value.status == 429
-    assert error.value.retry_after == LOGIN_WINDOW_SECONDS + 1
+        service.login("ann", "correct horse", "10.0.0.1")
+    assert error.value.code == "login_locked" and error.value.status == 429
+    assert error.value.retry_after == LOGIN_WINDOW_SECONDS
+    assert error.value.zh is not None and "秒后再试" in error.value.zh
+    # The owner on another address logs in at once.
+    assert service.login("Ann", "correct horse", "10.9.9.9")[0].name == "Ann"
     mono.now += LOGIN_WINDOW_SECONDS + 1
-    account, _ = service.login("Ann", "correct horse", "10.9.9.9")
+    account, _ = service.login("Ann", "correct horse", "10.0.0.1")
     assert account.name == "Ann"
+
+
+def test_an_attacked_account_slows_down_but_a_fresh_address_always_gets_in(setup) -> None:
+    service, _, mono = setup
+    service.register("Ann", "correct horse")
+    # Many addresses, each a few wrong passwords: past the free failures the account slows.
+    for address in range(FREE_FAILURES):
+        with pytest.raises(AccountError) as error:
+            service.login("Ann", "wrong", f"10.1.0.{address // 2}")
+        assert error.value.code == "bad_login"
+    assert service.guard.delay("ann") == 1.0
+    with pytest.raises(AccountError) as error:  # a fresh address: its try is taken at once
+        service.login("Ann", "wrong", "10.1.0.99")
+    assert error.value.code == "bad_login"
+    assert service.guard.delay("ann") == 2.0
+    # 10.1.0.4 tried a moment ago: it must wait, even with the right password.
+    with pytest.raises(AccountError) as error:
+        service.login("Ann", "correct horse", "10.1.0.4")
+    assert error.value.code == "login_slowed" and error.value.retry_after == 2
+    assert "秒后再试" in (error.value.zh or "")
+    for i in range(40):  # more attackers on fresh addresses: the delay grows, capped
+        with pytest.raises(AccountError):
+            service.login("Ann", "wrong", f"10.2.0.{i}")
+    assert service.guard.delay("ann") == MAX_DELAY_SECONDS
+    # The owner on a fresh address: in at once, however many failures the account has.
+    assert service.login("Ann", "correct horse", "192.168.7.7")[0].name == "Ann"
+    # The owner who mistypes waits at most the capped delay, then gets in.
+    with pytest.raises(AccountError) as error:
+        service.login("Ann", "typo", "192.168.8.8")
+    assert error.value.code == "bad_login"
+    with pytest.raises(AccountError) as error:
+        service.login("Ann", "correct horse", "192.168.8.8")
+    assert error.value.code == "login_slowed"
+    assert error.value.retry_after == int(MAX_DELAY_SECONDS)
+    mono.now += MAX_DELAY_SECONDS
+    assert service.login("Ann", "correct horse", "192.168.8.8")[0].name == "Ann"
+
+
+def test_login_names_the_database_cannot_hold_are_a_bad_login(setup) -> None:
+    service, _, _ = setup
+    service.register("Ann", "correct horse")
+    for name in ["Ann\x00", "A\u200bnn", "\ud800", "x" * 200]:
+        with pytest.raises(AccountError) as error:
+            service.login(name, "correct horse", "10.0.0.1")
+        assert error.value.code == "bad_login" and error.value.status == 401
 
 
 def test_one_address_may_try_only_so_often(setup) -> None:
@@ -165,14 +213,14 @@ def test_one_address_may_try_only_so_often(setup) -> None:
 def test_a_good_login_clears_the_failures_of_the_account(setup) -> None:
     service, _, _ = setup
     service.register("Ann", "correct horse")
-    for _ in range(LOGIN_LIMIT_PER_ACCOUNT - 1):
+    for _ in range(PAIR_LIMIT - 1):
         with pytest.raises(AccountError):
             service.login("Ann", "wrong", "a")
-    service.login("Ann", "correct horse", "b")
-    for _ in range(LOGIN_LIMIT_PER_ACCOUNT - 1):
+    service.login("Ann", "correct horse", "a")
+    for _ in range(PAIR_LIMIT - 1):
         with pytest.raises(AccountError):
-            service.login("Ann", "wrong", "c")
-    assert service.login("Ann", "correct horse", "d")[0].name == "Ann"
+            service.login("Ann", "wrong", "a")
+    assert service.login("Ann", "correct horse", "a")[0].name == "Ann"
 
 
 def test_rate_limiter_window_slides() -> None:

@@ -106,7 +106,8 @@ def test_login_is_rate_limited_with_retry_after(client: Any) -> None:
     ]
     assert codes == [401] * 5
     limited = client.post("/api/login", json={"name": "Ann", "password": "password1"})
-    assert limited.status_code == 429 and limited.json()["code"] == "rate_limited"
+    assert limited.status_code == 429 and limited.json()["code"] == "login_locked"
+    assert "秒后再试" in limited.json()["error_zh"]
     assert 890 <= int(limited.headers["retry-after"]) <= 901
     # Other accounts from the same address may still log in (until the address limit).
     register(client, "Bo")

@@ -7,7 +7,7 @@ have no factors; in a big win the dealer has none either.  So a discard from sea
 
 from __future__ import annotations
 
-from tests.score_helpers import chow, no_min, player, pung, settle
+from tests.score_helpers import chow, concealed, no_min, player, pung, settle
 
 LOSERS = [player(), player(), player()]
 
@@ -62,8 +62,9 @@ def test_haidilao() -> None:
 
 
 def test_gangshanghua() -> None:
-    s = self_draw(player("123m456m123p5p", chow("789p", 2)), "5p", after_kong=True)
-    assert s.wins == ("gangshanghua",) and s.payments == (-60, -60, -60, 180)
+    # The replacement draw needs a kong: a concealed one (×4) makes M 6 · 4 = 24, 240 each.
+    s = self_draw(player("123m456m5p", chow("789p", 2), concealed("3333s")), "5p", after_kong=True)
+    assert s.wins == ("gangshanghua",) and s.payments == (-240, -240, -240, 720)
 
 
 def test_gangshanghua_after_a_laid_out_red_dragon() -> None:

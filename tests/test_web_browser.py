@@ -278,6 +278,8 @@ def test_account_lobby_leaderboard_rank_and_my_past_hands(server, browser):
     assert page.input_value("#player-name") == "Erin"
     code = create_room(page, server.http, name="Erin", hands="1")
     play_until(page, ".settlement.open table.settle")
+    assert page.locator(".seat[data-seat='0'] .name").inner_text() == "Erin (you)"
+    assert page.locator(".seat .badge.guest").count() == 0  # an account, and three bots
     page.goto(server.http + "/")
     page.wait_for_selector(f".my-matches li[data-room='{code}']")
     entry = page.locator(f".my-matches li[data-room='{code}']")
@@ -349,6 +351,9 @@ def test_join_by_link_and_by_code_then_the_match_starts(server, browser):
     first.wait_for_selector(".board")
     names = sorted(first.locator(".seat .name").all_inner_texts())
     assert names == ["Gao (you)", "Hu", "bot 2", "bot 3"]
+    # Both are guests: every seat of a person without an account carries the guest badge.
+    assert first.locator(".seat[data-seat='1'] .badge.guest").inner_text() in ("guest", "游客")
+    assert first.locator(".seat .badge.guest").count() == 2
     # Hu's connection drops: the server holds the seat (grace period) and Gao sees 掉线/offline.
     second.context.close()
     hu = first.locator(".seat", has=first.locator(".name", has_text="Hu"))
@@ -415,3 +420,25 @@ def test_replay_frames_of_a_hand_that_does_not_exist_are_a_404(server):
     assert status == 404 and "no finished hand" in json.loads(body)["error"]
     status, body = server.get("/r/abc234")
     assert status == 200 and b"ABC234" in body  # the page, titled with the room's code
+
+
+def test_the_content_security_policy_holds_and_the_client_works_under_it(server, browser):
+    page, errors = new_page(browser)
+    response = page.goto(server.http + "/")
+    assert response is not None
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    assert response.headers["x-frame-options"] == "DENY" and "server" not in response.headers
+    page.wait_for_selector("#join-code")  # the modules, the style sheet, the icon: all allowed
+    # An injected inline script is refused by the browser (as a name slipping past escaping
+    # would be), and says so on the console.
+    ran = page.evaluate(
+        """() => {
+          const s = document.createElement("script");
+          s.textContent = "window.injected = 1";
+          document.head.appendChild(s);
+          return window.injected === 1;
+        }"""
+    )
+    assert ran is False
+    refused = [e for e in errors if "Content Security Policy" in e]
+    assert len(refused) >= 1 and [e for e in errors if e not in refused] == []

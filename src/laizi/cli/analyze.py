@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import typer
 
+from laizi import jsonsafe
 from laizi.analysis import GAMES, Analysis, analyze, analyze_text
 from laizi.cli.common import EXIT_BAD_INPUT, LangOption, app, dumps, fail, lang_or_exit
 from laizi.i18n import Lang, pick
@@ -102,9 +102,11 @@ def readable(result: Analysis, lang: Lang) -> str:
 def analyze_line(line: str) -> dict[str, Any]:
     """One JSON-lines request to its answer (or ``{"error": ...}``)."""
     try:
-        request = json.loads(line)
-    except json.JSONDecodeError as error:
-        return {"error": f"not valid JSON: {error.msg} at column {error.colno}"}
+        request = jsonsafe.loads(line)
+    except jsonsafe.JSONInputError as error:
+        if error.column is not None:
+            return {"error": f"not valid JSON: {error.message} at column {error.column}"}
+        return {"error": f"not valid JSON: {error}"}
     if not isinstance(request, dict):
         return {"error": "each line must be a JSON object"}
     unknown = sorted(set(request) - _INPUT_KEYS)
@@ -134,10 +136,14 @@ def analyze_line(line: str) -> dict[str, Any]:
 
 def _batch() -> int:
     bad = False
-    for line in sys.stdin:
-        if not line.strip():
+    for raw in sys.stdin.buffer:
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = None
+        if line is not None and not line.strip():
             continue
-        answer = analyze_line(line)
+        answer = analyze_line(line) if line is not None else {"error": "not UTF-8 text"}
         bad = bad or "error" in answer
         sys.stdout.write(dumps(answer) + "\n")
     sys.stdout.flush()

@@ -6,7 +6,6 @@ Progress bars go to stderr; with ``--json`` the last stdout line is the report (
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import typer
@@ -14,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from laizi.bots.base import BotError
-from laizi.cli.common import LangOption, app, dumps, fail, lang_or_exit
+from laizi.cli.common import LangOption, app, dumps, fail, lang_or_exit, load_json_option
 from laizi.i18n import Lang, pick
 from laizi.rules import SettingsError
 from laizi.sim import arena as run_arena
@@ -29,12 +28,7 @@ BIG_WIN_NAMES = {
 
 
 def _rules(text: str) -> Any:
-    if text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            fail(f"--rules: not valid JSON: {error.msg}")
-    return text
+    return load_json_option("--rules", text)
 
 
 def _guarded(call: Any) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import typer
 
+from laizi import jsonsafe
 from laizi.i18n import Lang, resolve_lang
 
 EXIT_OK = 0
@@ -74,7 +75,10 @@ def _default(value: Any) -> Any:
 def read_text(source: str) -> str:
     """The text of ``source``: a file path, or ``-`` for standard input.  Exit 1 if unreadable."""
     if source == "-":
-        return sys.stdin.read()
+        try:
+            return sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            fail("cannot read standard input: not UTF-8 text")
     try:
         return Path(source).read_text(encoding="utf-8")
     except OSError as error:
@@ -87,15 +91,19 @@ def load_json(source: str) -> Any:
     """Parse strict JSON from a file or ``-``; exit 1 with the position of a syntax error."""
     text = read_text(source)
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as error:
-        fail(f"{source}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")
-    except ValueError as error:
+        return jsonsafe.loads(text)
+    except jsonsafe.JSONInputError as error:
         fail(f"{source}: not valid JSON: {error}")
 
 
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not strict JSON")
+def load_json_option(name: str, text: str) -> Any:
+    """An option that takes a preset name or a JSON object (``--rules``): the object parsed."""
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        return jsonsafe.loads(text)
+    except jsonsafe.JSONInputError as error:
+        fail(f"{name}: not valid JSON: {error}")
 
 
 @app.callback()

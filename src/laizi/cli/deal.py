@@ -11,13 +11,12 @@ JSON Lines; pipe it to ``laizi verify -``.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import secrets
 
 import typer
 
-from laizi.cli.common import app, fail
+from laizi.cli.common import app, fail, load_json_option
 from laizi.engine.match import Match
 from laizi.engine.playout import play_out
 from laizi.engine.record import dumps_event
@@ -40,9 +39,10 @@ def deal(
     ),
 ) -> None:
     """Play hands with uniformly random legal actions and print their record."""
+    parsed = load_json_option("--rules", rules)
     try:
-        ruleset = make_ruleset(json.loads(rules) if rules.lstrip().startswith("{") else rules)
-    except (ValueError, json.JSONDecodeError) as error:
+        ruleset = make_ruleset(parsed)
+    except ValueError as error:
         fail(f"--rules: {error}")
     try:
         first = parse_seed(seed) if seed is not None else secrets.token_bytes(SEED_BYTES)

@@ -3,14 +3,13 @@ against three bots (:mod:`laizi.terminal`)."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 import typer
 from rich.console import Console
 
 from laizi.bots.base import BotError
-from laizi.cli.common import LangOption, app, fail, lang_or_exit
+from laizi.cli.common import LangOption, app, fail, lang_or_exit, load_json_option
 from laizi.rules import SettingsError
 from laizi.scoring.explain import number_text
 from laizi.terminal import TerminalTable
@@ -36,7 +35,7 @@ def play(
     """Sit down at a table with three bots: type the key of your action."""
     language = lang_or_exit(lang)
     try:
-        parsed = json.loads(rules) if rules.lstrip().startswith("{") else rules
+        parsed = load_json_option("--rules", rules)
         table = TerminalTable(parsed, seat=seat, bots=bots, seed=seed, lang=language,
                               console=Console(highlight=False), read_line=_read_line)
     except (BotError, SettingsError, ValueError) as error:

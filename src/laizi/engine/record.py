@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from laizi import jsonsafe
 from laizi.engine.actions import (
     ABANDON,
     ADDED_KONG,
@@ -76,9 +77,9 @@ def parse_record(text: str) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
-        except json.JSONDecodeError as error:
-            message = f"line {line_number + 1} is not JSON: {error.msg}"
+            event = jsonsafe.loads(line)
+        except jsonsafe.JSONInputError as error:
+            message = f"line {line_number + 1} is not JSON: {error}"
             raise RecordError(len(events), message) from None
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             raise RecordError(len(events), f"line {line_number + 1} is not an event object")

@@ -72,6 +72,13 @@ def check_situation(s: WinSituation) -> None:
                 f"{name} must be laid out: discarding it lays it out, nobody wins on it",
             )
     _check_players(s, special.laizi, special.must_gang)
+    if s.after_kong:
+        drawn_for = s.players[winner]
+        if not any(m.is_kong for m in drawn_for.melds) and not drawn_for.laid_out:
+            raise InputError(
+                "after_kong",
+                "the winner made no kong and laid nothing out: there was no replacement draw",
+            )
     if s.win == "rob_kong":
         assert s.from_seat is not None
         robbed = s.players[s.from_seat]

@@ -49,10 +49,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from laizi.server.login_guard import WINDOW_SECONDS, LoginGuard, LoginRefused
+from laizi.server.names import NameRefused, has_hidden, normalize_name
 from laizi.server.store import metadata
 
 __all__ = [
-    "LOGIN_LIMIT_PER_ACCOUNT",
     "LOGIN_LIMIT_PER_ADDRESS",
     "LOGIN_WINDOW_SECONDS",
     "SESSION_SECONDS",
@@ -66,9 +67,8 @@ __all__ = [
 
 SESSION_SECONDS = 30 * 24 * 3600
 """A session lasts 30 days from login."""
-LOGIN_WINDOW_SECONDS = 15 * 60
-LOGIN_LIMIT_PER_ACCOUNT = 5
-"""Failed logins to one account within the window before further tries are refused (429)."""
+LOGIN_WINDOW_SECONDS = WINDOW_SECONDS
+"""Failed logins per account and address: ``laizi.server.login_guard`` (no account-wide lock)."""
 LOGIN_LIMIT_PER_ADDRESS = 20
 """Login tries (failed or not) from one client address within the window."""
 REGISTER_LIMIT_PER_ADDRESS = 10
@@ -101,12 +101,19 @@ class AccountError(ValueError):
     """A refused account request; ``code`` is the API's error id, ``status`` its HTTP status."""
 
     def __init__(
-        self, code: str, message: str, status: int = 400, retry_after: int | None = None
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        retry_after: int | None = None,
+        zh: str | None = None,
     ) -> None:
         self.code = code
         self.message = message
         self.status = status
         self.retry_after = retry_after
+        self.zh = zh
+        """The same message in Chinese (the API sends both: ``error`` and ``error_zh``)."""
         super().__init__(message)
 
 
@@ -123,27 +130,23 @@ def _name_key(name: str) -> str:
 
 
 def check_name(name: Any) -> str:
-    """A valid account name (NFC, trimmed), else :class:`AccountError`."""
-    message = "a name has 1–32 characters: letters, digits, spaces, '_', '-' or '.'"
-    if not isinstance(name, str):
-        raise AccountError("bad_name", message)
-    name = unicodedata.normalize("NFC", name).strip()
-    if not 1 <= len(name) <= 32:
-        raise AccountError("bad_name", message)
-    for ch in name:
-        if not (ch.isalnum() or ch in " _-."):
-            raise AccountError("bad_name", message)
-    if "  " in name:
-        raise AccountError("bad_name", "a name has no double spaces")
+    """A valid account name (NFKC, trimmed: :func:`laizi.server.names.normalize_name`), else
+    :class:`AccountError`."""
+    try:
+        name = normalize_name(name)
+    except NameRefused as error:
+        raise AccountError(error.code, error.en, zh=error.zh) from None
     if len(_name_key(name)) > 128:
-        raise AccountError("bad_name", message)
+        raise AccountError("bad_name", "the name is too long", zh="名字太长")
     return name
 
 
 def check_password(password: Any) -> str:
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError(
-            "bad_password", f"a password has {MIN_PASSWORD}–{MAX_PASSWORD} characters"
+            "bad_password",
+            f"a password has {MIN_PASSWORD}–{MAX_PASSWORD} characters",
+            zh=f"密码为 {MIN_PASSWORD}–{MAX_PASSWORD} 个字符",
         )
     return password
 
@@ -218,9 +221,8 @@ class Accounts:
         self.engine = engine
         self.clock = clock
         self.hasher = hasher or PasswordHasher()
-        self.failed_by_account = RateLimiter(
-            LOGIN_LIMIT_PER_ACCOUNT, LOGIN_WINDOW_SECONDS, monotonic
-        )
+        self.guard = LoginGuard(window=LOGIN_WINDOW_SECONDS, clock=monotonic)
+        """Failed logins per (account, address), and the per-account slow-down."""
         self.tries_by_address = RateLimiter(
             LOGIN_LIMIT_PER_ADDRESS, LOGIN_WINDOW_SECONDS, monotonic
         )
@@ -240,7 +242,7 @@ class Accounts:
         with self.engine.connect() as c:
             taken = c.execute(select(accounts.c.id).where(accounts.c.name_key == key)).scalar()
         if taken is not None:
-            raise AccountError("name_taken", f"the name {name!r} is taken", 409)
+            raise _taken(name)
         created = self.clock()
         password_hash = self.hasher.hash(password)
         try:
@@ -252,7 +254,7 @@ class Accounts:
                 )
                 account_id = int(result.inserted_primary_key[0])
         except IntegrityError:  # taken between the check and the insert
-            raise AccountError("name_taken", f"the name {name!r} is taken", 409) from None
+            raise _taken(name) from None
         return Account(account_id, name, created)
 
     def by_id(self, account_id: int) -> Account | None:
@@ -273,27 +275,37 @@ class Accounts:
     def login(self, name: Any, password: Any, address: str = "") -> tuple[Account, str]:
         """Check the password and open a session; returns the account and the session token.
 
-        Refused with 429 when the client address has tried too often, or the account has had
-        too many failed tries, in the last :data:`LOGIN_WINDOW_SECONDS`."""
+        Refused with 429 when the client address has tried too often (``rate_limited``), or
+        this address has failed too often at this account (``login_locked``), or the account is
+        under attack and this address tried it a moment ago (``login_slowed``): see
+        :mod:`laizi.server.login_guard`."""
         if not isinstance(name, str) or not isinstance(password, str):
-            raise AccountError("bad_request", "name and password must be strings")
-        key = _name_key(name.strip())
+            raise AccountError(
+                "bad_request", "name and password must be strings", zh="名字和密码须为字符串"
+            )
         wait = self.tries_by_address.hit(address)
         if wait is not None:
             raise _limited(wait)
-        # Counted before the check (a success clears it), so concurrent tries can't slip past.
-        wait = self.failed_by_account.hit(key)
-        if wait is not None:
-            raise _limited(wait)
+        if len(name) > 128 or has_hidden(name):
+            raise _bad_login()  # no account has such a name (and the database can't hold NUL)
+        key = _name_key(name.strip())
+        try:  # counted before the check (a success clears it): concurrent tries can't slip past
+            self.guard.admit(key, address)
+        except LoginRefused as refused:
+            raise AccountError(
+                refused.code, refused.en, 429, refused.retry_after, zh=refused.zh
+            ) from None
         with self.engine.connect() as c:
             row = c.execute(select(accounts).where(accounts.c.name_key == key)).first()
         if row is None:
             # The same work as for a real account, so timing does not tell which names exist.
             _verify(self.hasher, self._dummy_hash, password)
-            raise AccountError("bad_login", "wrong name or password", 401)
+            self.guard.failed(key, address)
+            raise _bad_login()
         if not _verify(self.hasher, row.password_hash, password):
-            raise AccountError("bad_login", "wrong name or password", 401)
-        self.failed_by_account.clear(key)
+            self.guard.failed(key, address)
+            raise _bad_login()
+        self.guard.succeeded(key, address)
         if self.hasher.check_needs_rehash(row.password_hash):
             with self.engine.begin() as c:
                 c.execute(
@@ -349,4 +361,20 @@ def _verify(hasher: PasswordHasher, stored: str, password: str) -> bool:
 
 def _limited(wait: float) -> AccountError:
     seconds = int(wait) + 1
-    return AccountError("rate_limited", f"too many tries; try again in {seconds} s", 429, seconds)
+    return AccountError(
+        "rate_limited",
+        f"too many tries; try again in {seconds} s",
+        429,
+        seconds,
+        zh=f"尝试次数过多，请 {seconds} 秒后再试",
+    )
+
+
+def _taken(name: str) -> AccountError:
+    return AccountError(
+        "name_taken", f"the name {name!r} is taken", 409, zh=f"名字「{name}」已被占用"
+    )
+
+
+def _bad_login() -> AccountError:
+    return AccountError("bad_login", "wrong name or password", 401, zh="名字或密码错误")

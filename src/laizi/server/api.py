@@ -9,7 +9,6 @@ cannot send, on top of the SameSite cookie.
 
 from __future__ import annotations
 
-import json
 import math
 import secrets
 from collections.abc import Callable
@@ -17,20 +16,24 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
+from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from laizi import jsonsafe
 from laizi.engine.record import to_jsonl
 from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
 from laizi.server.booking import Bookings, retry_seconds_from_env
+from laizi.server.names import NameRefused, normalize_name
 from laizi.server.protocol import ProtocolError
 from laizi.server.ratings import (
     GAMES,
     leaderboard,
     link_seat,
     match_history,
+    seat_accounts,
     seat_of_account,
     standings_of,
     unlink_seat,
@@ -66,7 +69,9 @@ GUEST_MARK = " (游客)"
 
 def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
     """A logged-in player sits under the account's name, on one seat of a room at most; a guest
-    chooses a name, marked as a guest's when it is an account's."""
+    chooses a name — normalised and refused like an account's (``laizi.server.names``) — marked
+    as a guest's when it is an account's.  (Every guest's seat is also flagged ``guest`` for all
+    to see.)"""
     account = conn.account
     if message.spectate:
         return message
@@ -77,10 +82,27 @@ def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
         return msgspec.structs.replace(message, name=account.name)
     if message.token is not None:
         return message
-    name = message.name.strip()
-    if name and hub.accounts is not None and hub.accounts.by_name(name) is not None:
-        return msgspec.structs.replace(message, name=name[: 32 - len(GUEST_MARK)] + GUEST_MARK)
-    return message
+    if not message.name.strip():
+        return msgspec.structs.replace(message, name="")
+    try:
+        name = normalize_name(message.name)
+    except NameRefused as error:
+        raise ProtocolError(error.code, error.en, error.zh) from None
+    if hub.accounts is not None and hub.accounts.by_name(name) is not None:
+        name = name[: 32 - len(GUEST_MARK)] + GUEST_MARK
+    return msgspec.structs.replace(message, name=name)
+
+
+def mark_guests(room: Room) -> None:
+    """After a restart: a person's seat booked to no account is a guest's."""
+    with room.store.engine.connect() as c:
+        linked = set(
+            c.execute(
+                select(seat_accounts.c.seat).where(seat_accounts.c.room_id == room.id)
+            ).scalars()
+        )
+    for index, seat in enumerate(room.seats):
+        seat.guest = seat.kind == "human" and index not in linked
 
 
 def _one_seat(hub: Hub, conn: Conn, message: Join) -> None:
@@ -113,9 +135,9 @@ def _one_seat(hub: Hub, conn: Conn, message: Join) -> None:
     seat = min(held)
     raise ProtocolError(
         "already_seated",
-        f"你的账号已坐在本房间的 {seat} 号座位，一个账号只能占一个座位（请用该座位的令牌重连）/ "
         f"your account already holds seat {seat} of this room; an account may take only one "
         "seat (reconnect to it with its token)",
+        f"你的账号已坐在本房间的 {seat} 号座位，一个账号只能占一个座位（请用该座位的令牌重连）",
     )
 
 
@@ -136,7 +158,12 @@ def current_account(accounts: Accounts, connection: HTTPConnection) -> Account |
     guest even if the browser sent the cookie: no other site can play under an account."""
     if connection.scope["type"] == "websocket":
         origin = connection.headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc != connection.headers.get("host"):
+        host = connection.headers.get("host")
+        try:
+            foreign = origin is not None and urlsplit(origin).netloc != host
+        except ValueError:  # not even a URL ("http://["): not this site either
+            foreign = True
+        if foreign:
             return None
     return accounts.session(connection.cookies.get(COOKIE))
 
@@ -145,7 +172,10 @@ def _error(code: str, message: str, status: int, **extra: Any) -> JSONResponse:
     headers = {}
     if "retry_after" in extra and extra["retry_after"] is not None:
         headers["Retry-After"] = str(extra["retry_after"])
-    return JSONResponse({"error": message, "code": code}, status, headers=headers)
+    body = {"error": message, "code": code}
+    if extra.get("zh") is not None:
+        body["error_zh"] = extra["zh"]
+    return JSONResponse(body, status, headers=headers)
 
 
 def _address(request: Request) -> str:
@@ -159,11 +189,15 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if len(raw) > MAX_BODY:
         raise AccountError("bad_request", "the body is too large", 413)
     try:
-        body = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise AccountError("bad_request", "the body is not JSON") from None
+        body = jsonsafe.loads(raw or b"{}")
+    except jsonsafe.JSONInputError as error:
+        raise AccountError(
+            "bad_request", f"the body is not JSON: {error}", zh=f"请求体不是合格的 JSON：{error}"
+        ) from None
     if not isinstance(body, dict):
-        raise AccountError("bad_request", "the body must be a JSON object")
+        raise AccountError(
+            "bad_request", "the body must be a JSON object", zh="请求体须为 JSON 对象"
+        )
     return body
 
 
@@ -205,7 +239,10 @@ def _lobby_entry(room: Room) -> dict[str, Any]:
         "players": wanted,
         "seated": humans,
         "open_seats": max(0, wanted - humans) if info["status"] == "waiting" else 0,
-        "seats": [{"seat": s["seat"], "kind": s["kind"], "name": s["name"]} for s in info["seats"]],
+        "seats": [
+            {"seat": s["seat"], "kind": s["kind"], "name": s["name"], "guest": s["guest"]}
+            for s in info["seats"]
+        ],
         "spectators": info["spectators"],
     }
 
@@ -239,7 +276,9 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
             )
             token = accounts().open_session(account.id)
         except AccountError as error:
-            return _error(error.code, error.message, error.status, retry_after=error.retry_after)
+            return _error(
+                error.code, error.message, error.status, retry_after=error.retry_after, zh=error.zh
+            )
         response = JSONResponse(_profile(accounts(), account), 201)
         set_session(response, request, token)
         return response
@@ -251,7 +290,9 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
                 accounts().login, body.get("name"), body.get("password"), _address(request)
             )
         except AccountError as error:
-            return _error(error.code, error.message, error.status, retry_after=error.retry_after)
+            return _error(
+                error.code, error.message, error.status, retry_after=error.retry_after, zh=error.zh
+            )
         response = JSONResponse(_profile(accounts(), account))
         set_session(response, request, token)
         return response

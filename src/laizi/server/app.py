@@ -6,21 +6,30 @@ import asyncio
 import contextlib
 import gc
 import html
-import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from laizi import jsonsafe
 from laizi.engine.record import to_jsonl
 from laizi.rules import Settings, SettingsError
 from laizi.server.accounts import Accounts
-from laizi.server.api import after_join, api_routes, attach, before_join, current_account
+from laizi.server.api import (
+    after_join,
+    api_routes,
+    attach,
+    before_join,
+    current_account,
+    mark_guests,
+)
+from laizi.server.http_guard import HttpGuard
 from laizi.server.protocol import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_MINOR,
@@ -151,6 +160,7 @@ class Hub:
                         auto=seat["auto"],
                         auto_shown=seat["auto_shown"],
                     )
+                mark_guests(room)
                 room.status = row.status
                 room.on_over = self.forget_later
                 if row.status == "playing":
@@ -191,7 +201,7 @@ class Hub:
                 elif isinstance(message, Ready):
                     room.ready(conn, message)
         except ProtocolError as error:
-            conn.send({"type": "error", "code": error.code, "message": error.message})
+            conn.send(error.to_message())
 
     def disconnect(self, conn: Conn) -> None:
         if conn.room is not None:
@@ -261,12 +271,13 @@ def create_app(db_url: str) -> Starlette:
         if len(raw) > 16_384:
             return JSONResponse({"error": "the body is too large"}, 413)
         try:
-            body = json.loads(raw or b"{}")
+            body = jsonsafe.loads(raw or b"{}")
             room = hub().create_room(body)
-        except json.JSONDecodeError as error:
-            return JSONResponse({"error": f"the body is not JSON: {error.msg}"}, 400)
+        except jsonsafe.JSONInputError as error:
+            body = {"error": f"the body is not JSON: {error}", "code": "bad_request"}
+            return JSONResponse(body, 400)
         except (SettingsError, TableSettingsError, ValueError) as error:
-            return JSONResponse({"error": str(error)}, 400)
+            return JSONResponse({"error": str(error), "code": "bad_request"}, 400)
         return JSONResponse(room.info(), 201)
 
     async def room_info(request: Request) -> Response:
@@ -356,4 +367,4 @@ def create_app(db_url: str) -> Starlette:
         WebSocketRoute("/ws", websocket),
         *api_routes(hub),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(HttpGuard)])

@@ -51,24 +51,39 @@ MAX_MESSAGE_BYTES = 4096
 class ProtocolError(ValueError):
     """A message the server refuses; ``code`` is the error id sent to the client."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, message_zh: str | None = None) -> None:
         self.code = code
         self.message = message
+        self.message_zh = message_zh
+        """The message in Chinese, where one is given (sent as ``message_zh``)."""
         super().__init__(f"{code}: {message}")
+
+    def to_message(self) -> dict[str, Any]:
+        """The ``error`` message for the client."""
+        out = {"type": "error", "code": self.code, "message": self.message}
+        if self.message_zh is not None:
+            out["message_zh"] = self.message_zh
+        return out
+
+
+Count = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+"""A sequence number or prompt id: no bigger than a JSON number is exact (no huge integers)."""
+Token = Annotated[str, msgspec.Meta(pattern="^[A-Za-z0-9_-]{1,128}$")]
+"""Seat tokens are URL-safe base64: anything else is no token (and can't be compared)."""
 
 
 class Join(msgspec.Struct, tag="join", forbid_unknown_fields=True):
     """Take a seat in a room, watch it, or come back to one's seat."""
 
-    room: str
-    v: int = PROTOCOL_VERSION
-    name: str = ""
-    seat: int | None = None
+    room: Annotated[str, msgspec.Meta(max_length=64)]
+    v: Count = PROTOCOL_VERSION
+    name: Annotated[str, msgspec.Meta(max_length=128)] = ""
+    seat: Count | None = None
     """A seat wanted (0–3), or none: the first free one."""
     spectate: bool = False
-    token: str | None = None
+    token: Token | None = None
     """The token a previous ``joined`` gave: reconnect to that seat."""
-    last_seq: int | None = None
+    last_seq: Count | None = None
     """The last sequence number this client saw (on reconnect)."""
     minor: int = 0
     """The client's minor protocol version: 1 and up answer ``commit`` with ``ready``."""
@@ -85,7 +100,7 @@ class ActionIn(msgspec.Struct, forbid_unknown_fields=True):
 class Act(msgspec.Struct, tag="act", forbid_unknown_fields=True):
     """Answer the pending prompt ``prompt`` with ``action``."""
 
-    prompt: int
+    prompt: Count
     action: ActionIn
 
 
@@ -110,7 +125,7 @@ class Ready(msgspec.Struct, tag="ready", forbid_unknown_fields=True):
 class Resync(msgspec.Struct, tag="resync", forbid_unknown_fields=True):
     """Ask again for what was missed since ``last_seq`` (or a snapshot) and the pending prompt."""
 
-    last_seq: int | None = None
+    last_seq: Count | None = None
 
 
 class Ping(msgspec.Struct, tag="ping", forbid_unknown_fields=True):
@@ -133,6 +148,8 @@ def decode_client(data: bytes | str) -> Join | Act | Auto | Leave | Ready | Resy
         raise ProtocolError("bad_message", str(error)) from None
     except msgspec.DecodeError as error:
         raise ProtocolError("bad_json", str(error)) from None
+    except UnicodeEncodeError:  # text with a lone surrogate: not UTF-8, not JSON
+        raise ProtocolError("bad_json", "the message is not UTF-8 text") from None
     if isinstance(message, Join) and message.v != PROTOCOL_VERSION:
         raise ProtocolError(
             "bad_version",

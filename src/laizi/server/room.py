@@ -124,6 +124,8 @@ class Seat:
     grace: Timer | None = None
     leaving: bool = False
     """The player left (or the grace period ran out): the seat escapes at the first chance."""
+    guest: bool = False
+    """A person without an account: everyone is shown so (``guest`` in the room's seats)."""
 
 
 @dataclass
@@ -215,6 +217,7 @@ class Room:
                     "name": s.name,
                     "connected": bool(s.conns) if s.kind == "human" else s.kind == "bot",
                     "auto": s.auto_shown,
+                    "guest": s.guest,
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -287,7 +290,13 @@ class Room:
             seat = free[0]
         name = (msg.name or f"player {seat}")[:32]
         token = secrets.token_urlsafe(18)
-        self.seats[seat] = Seat(kind="human", name=name, token=token, bank=self.table.bank_seconds)
+        self.seats[seat] = Seat(
+            kind="human",
+            name=name,
+            token=token,
+            bank=self.table.bank_seconds,
+            guest=conn.account is None,
+        )
         self.store.set_seat(self.id, seat, "human", name, token)
         self._attach(conn, seat)
         self.catch_up(conn, None)

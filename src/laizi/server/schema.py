@@ -37,6 +37,8 @@ TABLE_LABELS: dict[str, tuple[str, str]] = {
     "bot_level": ("机器人水平", "Bot level"),
     "bot_delay_ms": ("机器人出牌延时（毫秒）", "Bot delay (ms)"),
     "between_hands_ms": ("局间停顿（毫秒）", "Pause between hands (ms)"),
+    "claim_window_ms": ("出牌后等待（毫秒）", "Wait after each discard (ms)"),
+    "entropy_wait_ms": ("等待玩家随机数（毫秒）", "Wait for players' entropy (ms)"),
 }
 """Each table setting's name for players, (Chinese, English)."""
 
@@ -56,6 +58,9 @@ def table_schema() -> dict[str, Any]:
     for field in msgspec.structs.fields(TableSettings):
         prop = properties[field.encode_name]
         entry: dict[str, Any] = {"key": field.name, "label": label(field.name, TABLE_LABELS)}
+        if "anyOf" in prop:  # an optional setting: its kind is the one that is not null
+            prop = next(p for p in prop["anyOf"] if p.get("type") != "null")
+            entry["optional"] = True
         if "enum" in prop:
             # the Literal's own order (the JSON schema sorts it)
             values = typing.get_args(field.type)

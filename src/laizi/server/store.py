@@ -315,6 +315,8 @@ class Store:
 
     def record(self, code: str, number: int) -> list[dict[str, Any]] | None:
         """A finished hand's record (None if there is no such finished hand)."""
+        if not 0 <= number < 2**31:  # no such hand, and the database's integers would overflow
+            return None
         with self.engine.connect() as c:
             hand_id = c.execute(
                 select(hands.c.id)

@@ -6,6 +6,11 @@
 import { getLang, pick, t } from "./i18n.js";
 import { esc, num } from "./util.js";
 
+// The server's error in the reader's language (error_zh where it gives one).
+function errorText(body) {
+  return pick([body.error_zh || body.error || body.message, body.error || body.message]);
+}
+
 async function getJson(url) {
   const r = await fetch(url, { credentials: "same-origin" });
   return { ok: r.ok, status: r.status, body: r.ok ? await r.json() : null };
@@ -34,7 +39,8 @@ function fieldHtml(field, value, group, names) {
     : field.type === "bool" ? t(value ? "yes" : "no") : num(value);
   const def = `<small class="default" data-default-for="${field.key}">${t("default_is")}: ${esc(shown)}</small>`;
   // A setting the preset fixes (its game) is shown, not sent.
-  const attrs = field.fixed ? " disabled" : ` data-group="${group}" data-type="${field.type}"`;
+  const attrs = field.fixed ? " disabled"
+    : ` data-group="${group}" data-type="${field.type}"${field.optional ? " data-optional" : ""}`;
   let input;
   if (field.type === "choice") {
     input = `<select id="${id}" name="${field.key}"${attrs}>${field.choices.map((c) => `<option value="${c.value}"${c.value === value ? " selected" : ""}>${esc(say(c.label))}</option>`).join("")}</select>`;
@@ -42,7 +48,7 @@ function fieldHtml(field, value, group, names) {
     input = `<input type="checkbox" id="${id}" name="${field.key}"${attrs}${value ? " checked" : ""}>`;
   } else {
     const bounds = (field.min != null ? ` min="${field.min}"` : "") + (field.max != null ? ` max="${field.max}"` : "");
-    input = `<input type="number" id="${id}" name="${field.key}"${attrs} value="${value}"${bounds} step="${field.type === "int" ? 1 : "any"}">`;
+    input = `<input type="number" id="${id}" name="${field.key}"${attrs} value="${value ?? ""}"${bounds} step="${field.type === "int" ? 1 : "any"}">`;
   }
   return `<div class="field" data-field="${field.key}">${label}${input}${def}</div>`;
 }
@@ -51,6 +57,7 @@ function readValue(input) {
   if (input.dataset.type === "bool") return input.checked;
   if (input.dataset.type === "choice") return input.value;
   const text = input.value.trim();
+  if (text === "" && "optional" in input.dataset) return null;  // left empty: the default
   const n = Number(text);
   return text === "" || Number.isNaN(n) ? text : n;
 }
@@ -125,7 +132,7 @@ export async function renderLobby(root) {
     });
     const body = await r.json();
     if (!r.ok) {
-      root.querySelector(".form-error").textContent = `${t("error")}: ${body.error || body.message || r.status}`;
+      root.querySelector(".form-error").textContent = `${t("error")}: ${errorText(body) || r.status}`;
       return;
     }
     location.href = `/r/${body.code}`;
@@ -164,7 +171,7 @@ async function renderAccounts(root, schema, names) {
       if (r.ok) renderLobby(root);
       else {
         const body = await r.json().catch(() => ({}));
-        box.querySelector(".form-error").textContent = `${t("error")}: ${body.message || body.error || r.status}`;
+        box.querySelector(".form-error").textContent = `${t("error")}: ${errorText(body) || r.status}`;
       }
     };
     box.querySelector("#login-form").addEventListener("submit", (e) => { e.preventDefault(); send("/api/login"); });

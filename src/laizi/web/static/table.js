@@ -6,7 +6,7 @@ import { applyEvent, fromView, ownHand } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { factorText, multiplierHtml, renderSettlement } from "./settle.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
-import { esc, num, seatName } from "./util.js";
+import { esc, guestless, num, seatName } from "./util.js";
 
 const POSITIONS = ["bottom", "right", "top", "left"]; // the next seat in play order sits to the right
 
@@ -81,7 +81,7 @@ export class TablePage {
           this.conn.send({ type: "join", room: this.code, spectate: true });
           break;
         }
-        this.error = `${m.code}: ${m.message}`;
+        this.error = `${m.code}: ${getLang() === "zh" && m.message_zh ? m.message_zh : m.message}`;
         break;
       case "left":
         location.href = "/";
@@ -205,7 +205,7 @@ export class TablePage {
 
   waitingHtml() {
     const room = this.room;
-    const seats = room.seats.map((s) => `<li>${t("seat")} ${s.seat}: ${s.kind === "empty" ? t("empty") : esc(s.name)}${s.kind === "bot" ? ` (${t("bot")})` : ""}${s.seat === this.seat ? ` (${t("you")})` : ""}</li>`).join("");
+    const seats = room.seats.map((s) => `<li>${t("seat")} ${s.seat}: ${s.kind === "empty" ? t("empty") : esc(s.guest ? guestless(s.name) : s.name)}${s.kind === "bot" ? ` (${t("bot")})` : ""}${s.guest && s.seat !== this.seat ? ` (${t("guest")})` : ""}${s.seat === this.seat ? ` (${t("you")})` : ""}</li>`).join("");
     return `<div class="waiting"><h2>${room.status === "over" ? t("match_over") : t("waiting")}</h2><p>${t("start_note")}</p><ul>${seats}</ul>` +
       `<p>${t("room_code")}: <b class="big-code">${esc(this.code)}</b></p><div class="settlement"></div></div>`;
   }
@@ -269,6 +269,7 @@ export class TablePage {
     const badges = [];
     if (seat === m.dealer) badges.push(`<span class="badge dealer">${t("dealer")}</span>`);
     if (info.kind === "bot") badges.push(`<span class="badge">${t("bot")}</span>`);
+    if (info.guest) badges.push(`<span class="badge guest">${t("guest")}</span>`);
     if (info.auto || (seat === this.seat && this.auto)) badges.push(`<span class="badge auto">${t("auto")}</span>`);
     if (info.kind === "human" && !info.connected) badges.push(`<span class="badge offline">${t("offline")}</span>`);
     const total = this.room.totals ? this.room.totals[seat] : 0;

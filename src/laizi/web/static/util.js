@@ -14,9 +14,16 @@ export function num(x) {
 }
 
 /** "Alice (you)", "bot 2", or "seat 3". */
+// The server marks a guest who took an account's name with " (游客)"; where the seat's guest
+// flag is shown (a badge, in the reader's language) the mark is left out.
+export function guestless(name) {
+  return name.endsWith(" (游客)") ? name.slice(0, -5) : name;
+}
+
 export function seatName(room, seat, mySeat) {
   const s = room && room.seats ? room.seats[seat] : null;
   let name = s && s.name ? s.name : `${t("seat")} ${seat}`;
+  if (s && s.guest) name = guestless(name); // the "guest" badge says it
   if (seat === mySeat) name += ` (${t("you")})`;
   return name;
 }
