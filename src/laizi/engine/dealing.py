@@ -5,9 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from laizi.engine.events import TILE, Event, number
-from laizi.engine.ruleset import Ruleset
 from laizi.engine.state import HandState, PlayerState
 from laizi.engine.wall import WALL_SIZE, WallError, commitment, wall_from_seed
+from laizi.rules.ruleset import Ruleset
 from laizi.tiles import format_tiles
 
 __all__ = ["new_hand"]

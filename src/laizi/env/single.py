@@ -24,11 +24,11 @@ from gymnasium import spaces
 
 from laizi.bots import RandomBot, make_bot
 from laizi.engine.actions import Action
-from laizi.engine.registry import make_ruleset
 from laizi.engine.view import view as seat_view
 from laizi.env.aec import hand_seed, observation_space
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
+from laizi.rules.registry import make_ruleset
 
 __all__ = ["LaiziGymEnv"]
 

@@ -1,6 +1,10 @@
-"""The settlement 结算 of a Wuhan win (RULES.md A7, A9, A10): who pays whom, how much, and why.
+"""Scoring a finished hand: the values every game's settlement shares and ``laizi score``'s entry.
 
->>> from laizi.scoring import situation_from_json, score
+A finished hand comes in as JSON (:func:`situation_from_json`, checked once, there, by its
+game's rules) or from the engine; :func:`score` hands it to its game's settlement
+(``laizi.rules.wuhan.settle``, ``laizi.rules.baishan.settle``) through the registry.  This
+package holds no rule of any game and never imports a game's folder.
+
 >>> s = score(situation_from_json({
 ...     "rules": {"preset": "wuhan-hongzhong-koukou", "min_points": 0},
 ...     "dealer": 2, "indicator": "5m", "winner": 3, "win": "discard", "from": 0,
@@ -18,24 +22,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from laizi.rules.melds import Meld
-from laizi.rules.ruleset import ruleset
 from laizi.scoring.escape import escape_payments
 from laizi.scoring.input import situation_from_json
-from laizi.scoring.model import (
-    Factor,
-    InputError,
-    Multiplier,
-    PlayerHand,
-    Settlement,
-    WinSituation,
-)
-from laizi.scoring.settle import current_multiplier, multipliers, standing_factors
-
-if TYPE_CHECKING:
-    from laizi.scoring.baishan import BaishanSettlement
+from laizi.scoring.model import Factor, InputError, Multiplier, PlayerHand, WinSituation
+from laizi.scoring.numbers import number_text
 
 __all__ = [
     "Factor",
@@ -43,18 +36,17 @@ __all__ = [
     "Meld",
     "Multiplier",
     "PlayerHand",
-    "Settlement",
     "WinSituation",
-    "current_multiplier",
     "escape_payments",
-    "multipliers",
+    "number_text",
     "score",
     "situation_from_json",
-    "standing_factors",
 ]
 
 
-def score(situation: WinSituation) -> Settlement | BaishanSettlement:
-    """Settle a claimed win by the rules of its room's game: Wuhan (A3–A10,
-    :func:`laizi.scoring.settle.score`) or Baishan (Part B, :mod:`laizi.scoring.baishan`)."""
-    return ruleset(situation.settings).score(situation)
+def score(situation: WinSituation) -> Any:
+    """Settle a claimed win by the rules of its room's game (the game's settlement object:
+    ``.allowed``, ``.payments``, ``.to_json()``, ``.explain(lang)``)."""
+    from laizi.rules.registry import make_ruleset
+
+    return make_ruleset(situation.settings).score(situation)

@@ -1,14 +1,14 @@
-"""The values the settlement reads and writes: a finished hand in, a :class:`Settlement` out."""
+"""The values every game's settlement reads and writes: a finished hand in (:class:`WinSituation`),
+factors and multipliers out, exact numbers as JSON shows them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from laizi.rules.melds import Meld
 from laizi.rules.settings import Settings
-from laizi.rules.wuhan import SpecialTiles
 from laizi.tiles import format_tile, format_tiles
 
 __all__ = [
@@ -18,8 +18,9 @@ __all__ = [
     "Meld",
     "Multiplier",
     "PlayerHand",
-    "Settlement",
     "WinSituation",
+    "check_seat",
+    "number_json",
 ]
 
 WIN_KINDS = ("discard", "self_draw", "rob_kong")
@@ -32,6 +33,13 @@ class InputError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         self.field = field
         super().__init__(f"{field}: {message}")
+
+
+def check_seat(value: object, field: str) -> int:
+    """``value`` as a seat 0–3, or :class:`InputError` naming ``field``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise InputError(field, f"must be a seat 0–3, not {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -98,7 +106,7 @@ class Factor:
     count: int = 1
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "factor": _number(self.factor), "count": self.count}
+        return {"name": self.name, "factor": number_json(self.factor), "count": self.count}
 
 
 @dataclass(frozen=True)
@@ -116,84 +124,10 @@ class Multiplier:
         return cls(total, tuple(factors))
 
     def to_json(self) -> dict[str, Any]:
-        return {"total": _number(self.total), "factors": [f.to_json() for f in self.factors]}
+        return {"total": number_json(self.total), "factors": [f.to_json() for f in self.factors]}
 
 
-@dataclass(frozen=True)
-class Settlement:
-    """The result of :func:`laizi.scoring.score`: who pays whom, and every step of why."""
-
-    situation: WinSituation
-    special: SpecialTiles
-    allowed: bool
-    reason: str | None
-    wins: tuple[str, ...]
-    hard: bool | None
-    base: int | None
-    multipliers: tuple[Multiplier, ...]
-    raw: tuple[Fraction | None, ...]
-    caps: tuple[str | None, ...]
-    after_caps: tuple[Fraction | None, ...]
-    """What each loser owes after caps, before a contract moves the bill (null for the winner)."""
-    contract: int | None
-    contract_reason: str | None
-    payments: tuple[Fraction, ...]
-    refused_reading: Settlement | None = field(default=None, repr=False)
-    """For ``below_minimum``: the best reading's figures, to show how far it fell short."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``laizi score --json`` object (INTERFACES.md keys, plus a few of our own)."""
-        settings = self.situation.settings
-        out: dict[str, Any] = {
-            "allowed": self.allowed,
-            "reason": self.reason,
-            "wins": list(self.wins),
-            "hard": self.hard,
-            "base": self.base,
-            "multipliers": [m.to_json() for m in self.multipliers],
-            "raw": [None if r is None else _number(r) for r in self.raw],
-            "caps": list(self.caps),
-            "after_caps": [None if a is None else _number(a) for a in self.after_caps],
-            "contract": self.contract,
-            "contract_reason": self.contract_reason,
-            "payments": [_number(p) for p in self.payments],
-            "rules": settings.preset,
-            "rules_hash": settings.short_hash(),
-            "laizi": format_tile(self.special.laizi),
-            "pi": [format_tile(t) for t in self.special.pi],
-            "must_gang": [format_tile(t) for t in sorted(self.special.must_gang)],
-        }
-        if self.refused_reading is not None:
-            best = self.refused_reading
-            out["minimum"] = {
-                "min_points": _number(settings.min_points * settings.base),
-                "wins": list(best.wins),
-                "hard": best.hard,
-                "base": best.base,
-                "raw": [None if r is None else _number(r) for r in best.raw],
-            }
-        return out
-
-    def explain(self, lang: str = "en") -> str:
-        """The readable table, one line per player (Chinese ``zh`` or English ``en``)."""
-        from laizi.scoring.explain import explain
-
-        return explain(self, "zh" if lang == "zh" else "en")
-
-    def __repr__(self) -> str:
-        if not self.allowed:
-            return f"Settlement(refused: {self.reason})"
-        wins = "+".join(self.wins)
-        pays = ", ".join(_text(p) for p in self.payments)
-        return f"Settlement({wins}, {'hard' if self.hard else 'soft'}, payments [{pays}])"
-
-
-def _number(value: Fraction | int) -> int | float:
+def number_json(value: Fraction | int) -> int | float:
+    """A number as JSON shows it: whole numbers as ints, others as decimals."""
     value = Fraction(value)
     return int(value) if value.denominator == 1 else float(value)
-
-
-def _text(value: Fraction) -> str:
-    from laizi.scoring.explain import number_text
-
-    return number_text(value)

@@ -46,7 +46,7 @@ from sqlalchemy import (
     update,
 )
 
-from laizi.rules import RANKS, Rank, rank_for
+from laizi.rules import RANKS, Rank, game_ids, rank_for
 from laizi.server.accounts import accounts
 from laizi.server.store import events, hands, metadata, rooms
 
@@ -65,7 +65,7 @@ __all__ = [
     "standings_of",
 ]
 
-GAMES = ("wuhan", "baishan")
+GAMES = game_ids()
 MODEL = PlackettLuce()
 MU = MODEL.mu
 SIGMA = MODEL.sigma

@@ -11,12 +11,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from laizi.i18n import Lang, pick
+from laizi.scoring.numbers import number_text
 from laizi.tiles import format_tile
 
 if TYPE_CHECKING:
-    from laizi.scoring.model import Factor, Multiplier, Settlement
+    from laizi.rules.wuhan.settle import Settlement
+    from laizi.scoring.model import Factor, Multiplier
 
-__all__ = ["explain", "number_text"]
+__all__ = ["explain"]
 
 WIN_NAMES = {
     "small": ("小胡", "small win"),
@@ -62,28 +64,6 @@ CONTRACT_NAMES = {
     "quanqiuren": ("全求人承包（放冲者未听牌）", "all-from-others, discarder not ready"),
     "sanjubao": ("三句包（清一色第三口）", "one-suit, third opening"),
 }
-
-
-def number_text(value: Fraction | int) -> str:
-    """Exact text of a number: ``112``, ``37.5``, or ``1/3`` if no finite decimal exists."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    d = value.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    if d != 1:
-        return f"{value.numerator}/{value.denominator}"
-    places = max(twos, fives)
-    scaled = abs(value) * 10**places
-    sign = "-" if value < 0 else ""
-    digits = str(scaled.numerator).rjust(places + 1, "0")
-    return f"{sign}{digits[:-places]}.{digits[-places:]}".rstrip("0").rstrip(".")
 
 
 def _signed(value: Fraction) -> str:

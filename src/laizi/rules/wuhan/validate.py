@@ -6,25 +6,18 @@ a tile nobody can win on, five of a kind, a chow from the wrong seat, a 海底 w
 
 from __future__ import annotations
 
-from laizi.rules.wuhan import special_tiles
-from laizi.scoring.model import WIN_KINDS, InputError, WinSituation
+from laizi.rules.ruleset import Ruleset
+from laizi.rules.wuhan.specials import special_tiles
+from laizi.scoring.model import WIN_KINDS, InputError, WinSituation, check_seat
 from laizi.tiles import KINDS, format_tile
 
 __all__ = ["check_situation"]
 
 
-def _seat(value: object, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-        raise InputError(field, f"must be a seat 0–3, not {value!r}")
-    return value
-
-
 def check_situation(s: WinSituation) -> None:
     """Raise :class:`InputError` if ``s`` is inconsistent; return quietly otherwise."""
-    if s.settings.game != "wuhan":
-        raise InputError("rules", f"game {s.settings.game!r} is not scored by this version")
-    _seat(s.dealer, "dealer")
-    winner = _seat(s.winner, "winner")
+    check_seat(s.dealer, "dealer")
+    winner = check_seat(s.winner, "winner")
     if s.win not in WIN_KINDS:
         raise InputError("win", f"must be one of {', '.join(WIN_KINDS)}, not {s.win!r}")
     if s.win == "self_draw":
@@ -33,7 +26,7 @@ def check_situation(s: WinSituation) -> None:
     else:
         if s.from_seat is None:
             raise InputError("from", f"required for a {s.win} win: the seat the tile came from")
-        if _seat(s.from_seat, "from") == winner:
+        if check_seat(s.from_seat, "from") == winner:
             raise InputError("from", "the winner can't win on its own tile")
         if s.haidi:
             raise InputError(
@@ -96,15 +89,7 @@ def _check_players(s: WinSituation, laizi: int, must_gang: frozenset[int]) -> No
                     f"{meld_field}.tiles",
                     "the laizi and the must-gang tiles can't be chowed, punged or konged",
                 )
-            if meld.from_seat is not None:
-                source = _seat(meld.from_seat, f"{meld_field}.from")
-                if source == seat:
-                    raise InputError(f"{meld_field}.from", "a claimed tile comes from another seat")
-                if meld.kind == "chow" and source != (seat + 3) % 4:
-                    raise InputError(
-                        f"{meld_field}.from",
-                        f"a chow is claimed from the previous seat only ({(seat + 3) % 4})",
-                    )
+            Ruleset.check_meld_source(seat, meld, f"{meld_field}.from")
         for tile in player.laid_out:
             if tile != laizi and tile not in must_gang:
                 raise InputError(

@@ -1,33 +1,106 @@
 """The settlement 结算 (RULES.md A7, A9, A10): multipliers, raw amounts, minimum, caps, contracts.
 
 ``Loss of loser L = base × M(L) × M(winner)`` (A7), counted in the room's unit.  Each reading of
-the winning hand (:func:`laizi.rules.wuhan.evaluate`) is settled in full; the one that gives the
-winner the largest total after caps and contracts is kept, the hard one on a tie (A3).
+the winning hand (:func:`laizi.rules.wuhan.readings.evaluate`) is settled in full; the one that
+gives the winner the largest total after caps and contracts is kept, the hard one on a tie (A3).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any
 
 from laizi.rules.melds import Meld
+from laizi.rules.ruleset import SpecialTiles
 from laizi.rules.settings import Settings
-from laizi.rules.wuhan import Reading, SpecialTiles, evaluate, is_ready, special_tiles
+from laizi.rules.wuhan.readings import Reading, evaluate, is_ready
+from laizi.rules.wuhan.specials import special_tiles
 from laizi.scoring.model import (
     Factor,
     InputError,
     Multiplier,
     PlayerHand,
-    Settlement,
     WinSituation,
+    number_json,
 )
-from laizi.scoring.validate import check_situation
-from laizi.tiles import count_vector
+from laizi.scoring.numbers import number_text
+from laizi.tiles import RED, count_vector, format_tile
 
-__all__ = ["current_multiplier", "multipliers", "score", "standing_factors"]
+__all__ = ["Settlement", "current_multiplier", "multipliers", "score", "standing_factors"]
 
 _ZERO = Fraction(0)
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """The result of :func:`score`: who pays whom, and every step of why."""
+
+    situation: WinSituation
+    special: SpecialTiles
+    allowed: bool
+    reason: str | None
+    wins: tuple[str, ...]
+    hard: bool | None
+    base: int | None
+    multipliers: tuple[Multiplier, ...]
+    raw: tuple[Fraction | None, ...]
+    caps: tuple[str | None, ...]
+    after_caps: tuple[Fraction | None, ...]
+    """What each loser owes after caps, before a contract moves the bill (null for the winner)."""
+    contract: int | None
+    contract_reason: str | None
+    payments: tuple[Fraction, ...]
+    refused_reading: Settlement | None = field(default=None, repr=False)
+    """For ``below_minimum``: the best reading's figures, to show how far it fell short."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``laizi score --json`` object (INTERFACES.md keys, plus a few of our own)."""
+        settings = self.situation.settings
+        assert self.special.laizi is not None
+        out: dict[str, Any] = {
+            "allowed": self.allowed,
+            "reason": self.reason,
+            "wins": list(self.wins),
+            "hard": self.hard,
+            "base": self.base,
+            "multipliers": [m.to_json() for m in self.multipliers],
+            "raw": [None if r is None else number_json(r) for r in self.raw],
+            "caps": list(self.caps),
+            "after_caps": [None if a is None else number_json(a) for a in self.after_caps],
+            "contract": self.contract,
+            "contract_reason": self.contract_reason,
+            "payments": [number_json(p) for p in self.payments],
+            "rules": settings.preset,
+            "rules_hash": settings.short_hash(),
+            "laizi": format_tile(self.special.laizi),
+            "pi": [format_tile(t) for t in self.special.pi],
+            "must_gang": [format_tile(t) for t in sorted(self.special.must_gang)],
+        }
+        if self.refused_reading is not None:
+            best = self.refused_reading
+            out["minimum"] = {
+                "min_points": number_json(settings.min_points * settings.base),
+                "wins": list(best.wins),
+                "hard": best.hard,
+                "base": best.base,
+                "raw": [None if r is None else number_json(r) for r in best.raw],
+            }
+        return out
+
+    def explain(self, lang: str = "en") -> str:
+        """The readable table, one line per player (Chinese ``zh`` or English ``en``)."""
+        from laizi.rules.wuhan.explain import explain
+
+        return explain(self, "zh" if lang == "zh" else "en")
+
+    def __repr__(self) -> str:
+        if not self.allowed:
+            return f"Settlement(refused: {self.reason})"
+        wins = "+".join(self.wins)
+        pays = ", ".join(number_text(p) for p in self.payments)
+        return f"Settlement({wins}, {'hard' if self.hard else 'soft'}, payments [{pays}])"
 
 
 def standing_factors(
@@ -58,7 +131,7 @@ def _laid_out_kinds(special: SpecialTiles, laid_out: Sequence[int]) -> list[tupl
     for tile in laid_out:
         if tile == special.laizi:
             names["laizi_gang"] += 1
-        elif tile == 33:
+        elif tile == RED:
             names["hongzhong_gang"] += 1
         elif tile in special.pi:
             names["pi_gang"] += 1
@@ -98,13 +171,15 @@ def multipliers(
 
 
 def score(situation: WinSituation) -> Settlement:
-    """Settle a claimed win: allowed or the refusal reason, and who pays what (A3–A10)."""
-    check_situation(situation)
+    """Settle a claimed win: allowed or the refusal reason, and who pays what (A3–A10).
+
+    The situation is trusted: input from outside is checked once, where it is read
+    (:func:`laizi.rules.wuhan.validate.check_situation`)."""
     settings = situation.settings
-    assert situation.indicator is not None  # check_situation guarantees it
+    assert situation.indicator is not None  # the checks guarantee it
     special = special_tiles(settings.variant, situation.indicator)
     winner = situation.players[situation.winner]
-    assert winner.hand is not None  # check_situation guarantees it
+    assert winner.hand is not None  # the checks guarantee it
     concealed = count_vector((*winner.hand, situation.winning_tile), limit=None)
     verdict = evaluate(
         concealed,

@@ -1,14 +1,9 @@
-"""Wuhan mahjong's hand rules: the special tiles (A2, A4) and the readings of a win (A3, A5, A6).
-
->>> from laizi.tiles import parse_tile, format_tile
->>> sp = special_tiles("qipi_silai", parse_tile("5m"))
->>> format_tile(sp.laizi), [format_tile(t) for t in sp.pi], sorted(map(format_tile, sp.must_gang))
-('6m', ['5m', '4m'], ['4m', '5m', '7z'])
+"""Wuhan's readings of a winning hand (RULES.md A3, A5, A6).
 
 A *reading* of a winning hand is one way to see it: which big wins (or the small win) it makes
 and whether it is hard (every laizi standing for its own face) or soft.  :func:`evaluate` lists
 every reading a hand allows, or the reason it allows none; choosing among them is the
-settlement's job (the largest total after caps, A3), in :mod:`laizi.scoring`.
+settlement's job (the largest total after caps, A3), in :mod:`laizi.rules.wuhan.settle`.
 
 Everything works on 34-entry count vectors.  Wildcards are handled by a small exact search of
 their own, because a laizi may never stand for a must-gang tile (A3) — in ``qipi_silai`` the two
@@ -24,31 +19,20 @@ from typing import NamedTuple
 
 from laizi.hand import HandSizeError, complete
 from laizi.rules.melds import Meld
-from laizi.tiles import KINDS, count_vector, format_tile, format_tiles
+from laizi.rules.ruleset import SpecialTiles
+from laizi.tiles import HONORS, KINDS, TWO_FIVE_EIGHT, count_vector
 
 __all__ = [
     "BIG_WINS",
     "WIN_ORDER",
     "Reading",
-    "SpecialTiles",
     "Verdict",
-    "claim_order",
     "evaluate",
+    "holds_must_gang",
     "is_ready",
-    "next_dealer",
-    "special_tiles",
+    "shapeless_family",
     "winning_tiles",
 ]
-
-EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = range(27, 34)
-HONOR_CYCLE = (EAST, SOUTH, WEST, NORTH, RED, GREEN, WHITE)
-"""The honors' order for the indicator (A2): 东 南 西 北 中 发 白, then back to 东."""
-
-_SKIPPED = {
-    "hongzhong": frozenset({RED}),
-    "hongzhong_facai": frozenset({RED, GREEN}),
-    "qipi_silai": frozenset({RED, GREEN}),
-}
 
 WIN_ORDER = (
     "small",
@@ -64,59 +48,6 @@ WIN_ORDER = (
 """Win ids in the order INTERFACES.md lists them."""
 BIG_WINS = WIN_ORDER[1:]
 """The big wins 大胡 (A6), base 10 each."""
-ANY_PAIR_WINS = frozenset({"pengpenghu", "qingyise", "fengyise", "jiangyise"})
-"""Big wins that free every big win of the hand from the 2/5/8 pair (A6)."""
-
-
-# -- special tiles (A2, A4) ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class SpecialTiles:
-    """The indicator 翻牌, the laizi 癞子, the pi 癞子皮 and the must-gang tiles of one hand."""
-
-    indicator: int
-    laizi: int
-    pi: tuple[int, ...]
-    must_gang: frozenset[int]
-
-    def __repr__(self) -> str:
-        return (
-            f"SpecialTiles(indicator={format_tile(self.indicator)}, "
-            f"laizi={format_tile(self.laizi)}, "
-            f"pi={format_tiles(self.pi)}, must_gang={format_tiles(self.must_gang)})"
-        )
-
-
-def _step(tile: int, direction: int) -> int:
-    """The next (+1) or previous (−1) tile in the indicator's cycle, nothing skipped."""
-    if tile < 27:
-        suit_base = tile - tile % 9
-        return suit_base + (tile % 9 + direction) % 9
-    index = HONOR_CYCLE.index(tile)
-    return HONOR_CYCLE[(index + direction) % len(HONOR_CYCLE)]
-
-
-def special_tiles(variant: str, indicator: int) -> SpecialTiles:
-    """The special tiles of ``variant`` when ``indicator`` is turned up (A1, A2, A4).
-
-    The laizi is the tile after the indicator, skipping the variant's must-gang dragons; in
-    ``qipi_silai`` the indicator and the tile before it (nothing skipped) are the pi.
-    """
-    if variant not in _SKIPPED:
-        raise ValueError(f"unknown variant {variant!r}")
-    if not 0 <= indicator < KINDS:
-        raise ValueError(f"tile id {indicator} is outside 0–33")
-    skipped = _SKIPPED[variant]
-    laizi = _step(indicator, +1)
-    while laizi in skipped:
-        laizi = _step(laizi, +1)
-    pi: tuple[int, ...] = ()
-    must_gang = {RED}
-    if variant == "hongzhong_facai":
-        must_gang.add(GREEN)
-    elif variant == "qipi_silai":
-        pi = (indicator, _step(indicator, -1))
-        must_gang.update(pi)
-    return SpecialTiles(indicator, laizi, pi, frozenset(must_gang))
 
 
 # -- readings -----------------------------------------------------------------------------------
@@ -161,8 +92,8 @@ def _mask(kinds: Iterable[int]) -> int:
 
 _ALL = (1 << KINDS) - 1
 _SUIT_MASKS = {letter: _mask(range(9 * i, 9 * i + 9)) for i, letter in enumerate("mps")}
-_HONORS = _mask(range(27, 34))
-_TWO_FIVE_EIGHT = _mask(t for t in range(27) if t % 9 in (1, 4, 7))
+_HONORS = _mask(HONORS)
+_TWO_FIVE_EIGHT = _mask(TWO_FIVE_EIGHT)
 
 
 class _Restriction(NamedTuple):
@@ -268,6 +199,29 @@ def _within(counts: Sequence[int], mask: int) -> bool:
     return all(not c or (mask >> k) & 1 for k, c in enumerate(counts))
 
 
+def holds_must_gang(concealed: Sequence[int], special: SpecialTiles) -> bool:
+    """A4: while a player holds a must-gang tile (红中, 发财, 癞子皮) it can't win."""
+    return any(concealed[t] for t in special.must_gang)
+
+
+_HONOR_KIND = tuple(t in HONORS for t in range(KINDS))
+_TWO_FIVE_EIGHT_KIND = tuple(t in TWO_FIVE_EIGHT for t in range(KINDS))
+
+
+def shapeless_family(concealed: Sequence[int], melds: Sequence[Meld], laizi: int | None) -> bool:
+    """风一色 / 将一色 take any shape at all (乱风 / 乱将, A6): is every tile an honor, or every
+    tile a 2/5/8, with no chow on the table?  A held laizi may stand for either (A3), so it is
+    left out of the test.  A quick test before the full :func:`evaluate`."""
+    if any(m.kind == "chow" for m in melds):
+        return False
+    for family in (_HONOR_KIND, _TWO_FIVE_EIGHT_KIND):
+        if all(family[m.tiles[0]] for m in melds) and all(
+            family[t] or t == laizi for t in range(KINDS) if concealed[t]
+        ):
+            return True
+    return False
+
+
 def evaluate(
     concealed: Sequence[int],
     melds: Sequence[Meld],
@@ -283,7 +237,7 @@ def evaluate(
     the player's melds; ``win`` is ``discard``, ``self_draw`` or ``rob_kong``.  ``reason`` is the
     first of ``holds_special``, ``not_opened``, ``not_complete``, ``two_laizi`` that applies.
     """
-    if any(concealed[t] for t in special.must_gang):
+    if holds_must_gang(concealed, special):
         return Verdict("holds_special", ())
     openings = sum(1 for m in melds if m.is_opening)
     if openings == 0:
@@ -431,37 +385,3 @@ def winning_tiles(
         if any(evaluate(counts, melds, special, win=w).allowed for w in wins):
             out.append(tile)
     return out
-
-
-# -- the table's order (A6, A9) --------------------------------------------------------------------
-def claim_order(win_priority: str, dealer: int, discarder: int) -> tuple[int, ...]:
-    """一炮单响 (A6): the seats that may win one discard, first claimant first.
-
-    ``from_dealer`` counts from the dealer in play order, ``from_discarder`` from the seat after
-    the discarder; the discarder never wins its own tile.  The same order settles several players
-    robbing one kong.
-
-    >>> claim_order("from_dealer", dealer=2, discarder=3)
-    (2, 0, 1)
-    >>> claim_order("from_discarder", dealer=2, discarder=3)
-    (0, 1, 2)
-    """
-    if win_priority == "from_dealer":
-        start = dealer
-    elif win_priority == "from_discarder":
-        start = discarder + 1
-    else:
-        raise ValueError(f"unknown win_priority {win_priority!r}")
-    return tuple(seat % 4 for seat in range(start, start + 4) if seat % 4 != discarder)
-
-
-def next_dealer(dealer: int, winner: int | None) -> int:
-    """坐庄 (A9): the dealer stays on its own win or a drawn hand (``winner`` None), else the deal
-    passes to the next seat in play order.
-
-    >>> next_dealer(2, None), next_dealer(2, 2), next_dealer(2, 0), next_dealer(3, 1)
-    (2, 2, 3, 0)
-    """
-    if winner is None or winner == dealer:
-        return dealer
-    return (dealer + 1) % 4

@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from laizi.i18n import Lang, pick
-from laizi.scoring.explain import number_text
+from laizi.scoring.numbers import number_text
 from laizi.tiles import format_tile
 
 if TYPE_CHECKING:
-    from laizi.scoring.baishan import BaishanSettlement, Fans
+    from laizi.rules.baishan.settle import BaishanSettlement, Fans
 
-__all__ = ["explain_baishan"]
+__all__ = ["explain"]
 
 REASONS = {
     "not_complete": ("不成胡牌牌型", "not a winning hand"),
@@ -31,7 +31,7 @@ KONG_NAMES = {
 
 
 def _fans(f: Fans, lang: Lang) -> str:
-    from laizi.scoring.baishan import FANS
+    from laizi.rules.baishan.settle import FANS
 
     if not f.fans:
         return pick(lang, "无番 → 0番", "no fans → 0")
@@ -44,8 +44,8 @@ def _signed(value: object) -> str:
     return text if text.startswith("-") or text == "0" else "+" + text
 
 
-def explain_baishan(s: BaishanSettlement, lang: Lang) -> str:
-    from laizi.scoring.baishan import SHAPE_NAMES
+def explain(s: BaishanSettlement, lang: Lang) -> str:
+    from laizi.rules.baishan.settle import SHAPE_NAMES
 
     sit = s.situation
     settings = sit.settings

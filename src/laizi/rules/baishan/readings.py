@@ -1,4 +1,4 @@
-"""Baishan mahjong 白山麻将 (RULES.md Part B): what a winning hand is, 报听, kongs, ranks.
+"""Baishan's readings of a winning hand (RULES.md Part B): what a winning hand is, and 报听.
 
 No wild tiles, no indicator.  A hand wins when it is complete — pair and four melds, seven pairs
 (七对) or thirteen orphans (十三幺) — holds a terminal or an honor somewhere (不断幺九) and, unless
@@ -12,53 +12,25 @@ it is seven pairs or thirteen orphans, at least one triplet or kong.
 'no_terminal'
 >>> [format_tile(t) for t in winning_tiles(count_vector(parse_tiles("111m234p567p79s55z")), ())]
 ['8s']
->>> rank_for(1234).zh, rank_for(1234).en
-('四万', '4 Characters')
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import NamedTuple, Protocol
 
 from laizi import hand as shapes
+from laizi.rules.melds import Meld
+from laizi.tiles import HONORS, TERMINALS, TERMINALS_AND_HONORS
 
 __all__ = [
-    "BIG_KONG_TILES",
-    "RANKS",
-    "TERMINALS",
-    "TERMINALS_AND_HONORS",
     "BaishanReading",
     "BaishanVerdict",
-    "MeldLike",
-    "Rank",
     "declarable_discards",
     "evaluate",
-    "kong_payments",
     "may_declare_ready",
-    "rank_for",
     "winning_tiles",
 ]
-
-TERMINALS = frozenset({0, 8, 9, 17, 18, 26})
-"""1 and 9 of each suit (幺九)."""
-TERMINALS_AND_HONORS = TERMINALS | frozenset(range(27, 34))
-"""What a winning hand must hold at least one of (不断幺九, Part B)."""
-BIG_KONG_TILES = frozenset({0, 9, 18})
-"""大杠: a kong of 1m, 1p or 1s is paid double (Part B)."""
-
-
-
-class MeldLike(Protocol):
-    """A meld on the table: ``laizi.rules.Meld`` or the engine's ``TableMeld``."""
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def tiles(self) -> tuple[int, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +101,7 @@ def _standard_readings(counts: list[int]) -> list[BaishanReading]:
     return found
 
 
-def evaluate(concealed: Sequence[int], melds: Sequence[MeldLike]) -> BaishanVerdict:
+def evaluate(concealed: Sequence[int], melds: Sequence[Meld]) -> BaishanVerdict:
     """Is this a winning Baishan hand?  ``concealed`` is the count vector *with* the winning
     tile; ``melds`` the table melds.  Returns every reading the hand allows (Part B)."""
     counts = list(concealed)
@@ -168,7 +140,7 @@ def evaluate(concealed: Sequence[int], melds: Sequence[MeldLike]) -> BaishanVerd
     return BaishanVerdict(None, tuple(complete))
 
 
-def winning_tiles(concealed: Sequence[int], melds: Sequence[MeldLike]) -> list[int]:
+def winning_tiles(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
     """For a 3n+1 hand: the kinds that would complete it into an allowed win (sorted).
 
     A kind the hand already holds four of is no wait (as :func:`laizi.hand.waits`)."""
@@ -191,7 +163,7 @@ def may_declare_ready(waits: Sequence[int]) -> bool:
     return bool(waits) and (len(waits) == 1 or all(t in TERMINALS for t in waits))
 
 
-def declarable_discards(concealed: Sequence[int], melds: Sequence[MeldLike]) -> list[int]:
+def declarable_discards(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
     """For a 3n+2 hand on its turn: the discards after which the player may declare ready."""
     counts = list(concealed)
     # Only a ready hand can declare: two cheap tests before the full one.
@@ -216,7 +188,7 @@ def _isolated(counts: Sequence[int]) -> int:
     A ready hand's isolated tiles can only be its pair wait (单调), so a hand that holds three
     after drawing can't be ready after one discard: removing a tile never joins two others."""
     found = 0
-    for t in range(27, 34):
+    for t in HONORS:
         if counts[t] == 1:
             found += 1
     for low in (0, 9, 18):
@@ -235,65 +207,3 @@ def _near_special(counts: Sequence[int]) -> bool:
     if c.count(2) + c.count(3) + 2 * c.count(4) >= 6:
         return True
     return sum(1 for t in TERMINALS_AND_HONORS if c[t]) >= 12
-
-
-def kong_payments(
-    base: Fraction, dealer: int, seat: int, kind: str, tile: int
-) -> tuple[Fraction, ...]:
-    """What a kong pays on the spot (Part B): each other seat pays the kong's owner.
-
-    An exposed kong (冲杠, 蓄杠) is 1 unit, a concealed one (暗杠) 2; a 大杠 (1m, 1p, 1s) is ×2;
-    a dealer's kong is paid ×2 by everyone, and the dealer pays ×2 for anyone else's kong.
-
-    >>> [int(p) for p in kong_payments(Fraction(1), 0, 0, "concealed_kong", 0)]
-    [24, -8, -8, -8]
-    """
-    unit = Fraction(2 if kind == "concealed_kong" else 1) * base
-    if tile in BIG_KONG_TILES:
-        unit *= 2
-    payments = [Fraction(0)] * 4
-    for other in range(4):
-        if other != seat:
-            amount = unit * (2 if dealer in (seat, other) else 1)
-            payments[other] -= amount
-            payments[seat] += amount
-    return tuple(payments)
-
-
-class Rank(NamedTuple):
-    """A rank of the strength-point ladder (实力积分等级): from ``points`` upwards."""
-
-    points: int
-    zh: str
-    en: str
-
-
-RANKS: tuple[Rank, ...] = (
-    Rank(0, "白板", "White Dragon"),
-    Rank(100, "一万", "1 Character"),
-    Rank(200, "二万", "2 Characters"),
-    Rank(500, "三万", "3 Characters"),
-    Rank(1000, "四万", "4 Characters"),
-    Rank(2000, "五万", "5 Characters"),
-    Rank(5000, "六万", "6 Characters"),
-    Rank(10000, "七万", "7 Characters"),
-    Rank(20000, "八万", "8 Characters"),
-    Rank(50000, "九万", "9 Characters"),
-    Rank(80000, "东风", "East Wind"),
-    Rank(100000, "西风", "West Wind"),
-    Rank(200000, "南风", "South Wind"),
-    Rank(500000, "北风", "North Wind"),
-    Rank(800000, "红中", "Red Dragon"),
-    Rank(1200000, "发财", "Green Dragon"),
-    Rank(2000000, "雀神", "Mahjong God"),
-)
-"""The ladder of Part B, lowest first (the order is 002's: 东, 西, 南, 北)."""
-
-
-def rank_for(points: int | Fraction) -> Rank:
-    """The rank of an accumulated strength-point total; below 0 is still 白板."""
-    found = RANKS[0]
-    for rank in RANKS:
-        if points >= rank.points:
-            found = rank
-    return found

@@ -5,7 +5,7 @@ thirteen orphans pays twice the cap.  Every kong on the table is paid on the spo
 others (exposed 1 unit, concealed 2, 大杠 ×2, the dealer ×2 either way) and those payments are
 part of the hand's total.
 
->>> from laizi.scoring import situation_from_json, score
+>>> from laizi.scoring import situation_from_json
 >>> s = score(situation_from_json({
 ...     "rules": "baishan", "dealer": 0, "winner": 1, "win": "self_draw",
 ...     "winning_tile": "5z",
@@ -22,19 +22,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from laizi.rules.baishan import BaishanReading, evaluate, kong_payments
+from laizi.rules.baishan.readings import BaishanReading, evaluate
 from laizi.rules.melds import Meld
-from laizi.scoring.model import InputError, PlayerHand, WinSituation
+from laizi.scoring.model import WinSituation, number_json
 from laizi.tiles import KINDS, count_vector, format_tile
 
 __all__ = [
+    "BIG_KONG_TILES",
     "FANS",
     "SHAPE_ORDER",
     "BaishanSettlement",
     "Fan",
     "Fans",
-    "check_baishan",
-    "score_baishan",
+    "kong_payments",
+    "score",
 ]
 
 FANS: dict[str, tuple[str, str, str]] = {
@@ -65,6 +66,8 @@ SHAPE_NAMES = {
     "qidui": ("七对", "seven pairs"),
     "shisanyao": ("十三幺", "thirteen orphans"),
 }
+BIG_KONG_TILES = frozenset({0, 9, 18})
+"""大杠: a kong of 1m, 1p or 1s is paid double (Part B)."""
 _QIDUI_FANS = 6  # "7对子 … 胡牌时封顶": the cap, 2^6
 _SHISANYAO_FANS = 7  # "七番牌(封顶*2)"
 _ZERO = Fraction(0)
@@ -125,29 +128,30 @@ class BaishanSettlement:
             "hard": None,
             "base": 1 if self.allowed else None,
             "fans": [f.to_json() for f in self.fans],
-            "raw": [None if r is None else _number(r) for r in self.raw],
+            "raw": [None if r is None else number_json(r) for r in self.raw],
             "caps": list(self.caps),
             "contract": None,
-            "win_payments": [_number(p) for p in self.win_payments],
-            "kong_payments": [_number(p) for p in self.kong_payments],
+            "win_payments": [number_json(p) for p in self.win_payments],
+            "kong_payments": [number_json(p) for p in self.kong_payments],
             "kongs": [
                 {
                     "seat": seat,
                     "kind": meld.kind,
                     "tile": format_tile(meld.tiles[0]),
-                    "payments": [_number(p) for p in pays],
+                    "payments": [number_json(p) for p in pays],
                 }
                 for seat, meld, pays in self.kongs
             ],
-            "payments": [_number(p) for p in self.payments],
+            "payments": [number_json(p) for p in self.payments],
             "rules": settings.preset,
             "rules_hash": settings.short_hash(),
         }
 
     def explain(self, lang: str = "en") -> str:
-        from laizi.scoring.explain_baishan import explain_baishan
+        """The readable table, one line per player (Chinese ``zh`` or English ``en``)."""
+        from laizi.rules.baishan.explain import explain
 
-        return explain_baishan(self, "zh" if lang == "zh" else "en")
+        return explain(self, "zh" if lang == "zh" else "en")
 
     def __repr__(self) -> str:
         if not self.allowed:
@@ -156,16 +160,14 @@ class BaishanSettlement:
         return f"BaishanSettlement({'+'.join(self.wins)}, payments [{pays}])"
 
 
-def _number(value: Fraction) -> int | float:
-    return int(value) if value.denominator == 1 else float(value)
-
-
 # --- the settlement ------------------------------------------------------------------------
 
 
-def score_baishan(situation: WinSituation) -> BaishanSettlement:
-    """Settle a claimed Baishan win (Part B); ``.allowed`` is the win check."""
-    check_baishan(situation)
+def score(situation: WinSituation) -> BaishanSettlement:
+    """Settle a claimed Baishan win (Part B); ``.allowed`` is the win check.
+
+    The situation is trusted: input from outside is checked once, where it is read
+    (:func:`laizi.rules.baishan.validate.check_situation`)."""
     winner = situation.players[situation.winner]
     assert winner.hand is not None
     concealed = count_vector((*winner.hand, situation.winning_tile), limit=None)
@@ -328,96 +330,24 @@ def _loser_fans(situation: WinSituation, seat: int, others_closed: bool) -> list
     return fans
 
 
-# --- input checks --------------------------------------------------------------------------
+def kong_payments(
+    base: Fraction, dealer: int, seat: int, kind: str, tile: int
+) -> tuple[Fraction, ...]:
+    """What a kong pays on the spot (Part B): each other seat pays the kong's owner.
 
+    An exposed kong (冲杠, 蓄杠) is 1 unit, a concealed one (暗杠) 2; a 大杠 (1m, 1p, 1s) is ×2;
+    a dealer's kong is paid ×2 by everyone, and the dealer pays ×2 for anyone else's kong.
 
-def _seat(value: object, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-        raise InputError(field, f"must be a seat 0–3, not {value!r}")
-    return value
-
-
-def check_baishan(s: WinSituation) -> None:
-    """Raise :class:`InputError` (naming the field) if ``s`` can't be a Baishan hand."""
-    _seat(s.dealer, "dealer")
-    winner = _seat(s.winner, "winner")
-    if s.indicator is not None:
-        raise InputError("indicator", "Baishan turns no indicator: leave it out")
-    if s.win == "rob_kong":
-        raise InputError("win", "Baishan has no robbing of kongs (抢杠): discard or self_draw")
-    if s.win not in ("discard", "self_draw"):
-        raise InputError("win", f"must be discard or self_draw, not {s.win!r}")
-    if s.haidi:
-        raise InputError("haidi", "Baishan has no 海底 rule (its last round is 分张)")
-    if s.win == "self_draw":
-        if s.from_seat is not None:
-            raise InputError("from", "a self-drawn win comes from nobody; leave 'from' out")
-        if s.after_kong_discard:
-            raise InputError("after_kong_discard", "杠后点炮 needs a discard win")
-    else:
-        if s.from_seat is None:
-            raise InputError("from", "required for a discard win: the seat that discarded")
-        if _seat(s.from_seat, "from") == winner:
-            raise InputError("from", "the winner can't win on its own tile")
-        if s.after_kong:
-            raise InputError("after_kong", "a replacement draw after a kong is self-drawn")
-    if not 0 <= s.winning_tile < KINDS:
-        raise InputError("winning_tile", f"not a tile id: {s.winning_tile!r}")
-    if len(s.players) != 4:
-        raise InputError("players", f"must list four seats, not {len(s.players)}")
-    counts = [0] * KINDS
-    counts[s.winning_tile] += 1
-    for seat, player in enumerate(s.players):
-        _check_player(s, seat, player)
-        for t in player.hand or ():
-            counts[t] += 1
-        for meld in player.melds:
-            for t in meld.tiles:
-                counts[t] += 1
-    for tile, count in enumerate(counts):
-        if count > 4:
-            raise InputError(
-                "players",
-                f"{count} copies of {format_tile(tile)} on the table (the winning tile "
-                "included); only 4 exist",
-            )
-    if s.after_kong and not any(m.is_kong for m in s.players[winner].melds):
-        raise InputError("after_kong", "the winner made no kong to draw a replacement for")
-    if s.after_kong_discard and s.from_seat is not None and not any(
-        m.is_kong for m in s.players[s.from_seat].melds
-    ):
-        raise InputError("after_kong_discard", f"seat {s.from_seat} made no kong")
-
-
-def _check_player(s: WinSituation, seat: int, player: PlayerHand) -> None:
-    field = f"players[{seat}]"
-    if player.laid_out:
-        raise InputError(f"{field}.laid_out", "Baishan has no tiles to lay out")
-    if len(player.melds) > 4:
-        raise InputError(f"{field}.melds", f"at most four melds, not {len(player.melds)}")
-    for index, meld in enumerate(player.melds):
-        if meld.from_seat is not None:
-            source = _seat(meld.from_seat, f"{field}.melds[{index}].from")
-            if source == seat:
-                raise InputError(
-                    f"{field}.melds[{index}].from", "a claimed tile comes from another seat"
-                )
-            if meld.kind == "chow" and source != (seat + 3) % 4:
-                raise InputError(
-                    f"{field}.melds[{index}].from",
-                    f"a chow is claimed from the previous seat only ({(seat + 3) % 4})",
-                )
-    if player.hand is None:
-        if seat == s.winner:
-            raise InputError(f"{field}.hand", "the winner's hand is required")
-        return
-    size = len(player.hand) + 3 * len(player.melds)
-    if seat == s.winner and size != 13:
-        raise InputError(
-            f"{field}.hand",
-            f"the winner's hand (without the winning tile) and melds make {size} tiles, "
-            "not 13 (count a kong as 3)",
-        )
-    if size > 14:
-        raise InputError(f"{field}.hand", f"hand and melds make {size} tiles, more than 14")
-
+    >>> [int(p) for p in kong_payments(Fraction(1), 0, 0, "concealed_kong", 0)]
+    [24, -8, -8, -8]
+    """
+    unit = Fraction(2 if kind == "concealed_kong" else 1) * base
+    if tile in BIG_KONG_TILES:
+        unit *= 2
+    payments = [Fraction(0)] * 4
+    for other in range(4):
+        if other != seat:
+            amount = unit * (2 if dealer in (seat, other) else 1)
+            payments[other] -= amount
+            payments[seat] += amount
+    return tuple(payments)
