@@ -16,6 +16,7 @@ from laizi import hand as shapes
 from laizi.bots.strategy import Plan, Strategy, all_triplets_need
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import LAY_OUT, Action
+from laizi.rules.wuhan.readings import holds_must_gang
 from laizi.tiles import TWO_FIVE_EIGHT
 
 __all__ = ["WuhanStrategy"]
@@ -68,7 +69,7 @@ class WuhanStrategy(Strategy):
         """Waits that make an allowed win by shape: a 2/5/8 pair for a small win (with at most one
         laizi), any pair when every tile is of one suit (清一色) or the hand is all triplets."""
         laizi = table.laizi
-        if any(counts[t] for t in table.must_gang):
+        if holds_must_gang(counts, table.must_gang):
             return []
         held_wild = counts[laizi] if laizi is not None else 0
         found: set[int] = set()

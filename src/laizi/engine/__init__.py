@@ -1,4 +1,4 @@
-"""The game engine: a pure, deterministic, event-sourced state machine (issue 4).
+"""The game engine: a pure, deterministic, event-sourced state machine.
 
 >>> from laizi.engine import Game
 >>> game = Game.deal("wuhan-qipi-koukou", seed=bytes(32))

@@ -199,9 +199,9 @@ def _within(counts: Sequence[int], mask: int) -> bool:
     return all(not c or (mask >> k) & 1 for k, c in enumerate(counts))
 
 
-def holds_must_gang(concealed: Sequence[int], special: SpecialTiles) -> bool:
+def holds_must_gang(concealed: Sequence[int], must_gang: Iterable[int]) -> bool:
     """A4: while a player holds a must-gang tile (红中, 发财, 癞子皮) it can't win."""
-    return any(concealed[t] for t in special.must_gang)
+    return any(concealed[t] for t in must_gang)
 
 
 _HONOR_KIND = tuple(t in HONORS for t in range(KINDS))
@@ -237,7 +237,7 @@ def evaluate(
     the player's melds; ``win`` is ``discard``, ``self_draw`` or ``rob_kong``.  ``reason`` is the
     first of ``holds_special``, ``not_opened``, ``not_complete``, ``two_laizi`` that applies.
     """
-    if holds_must_gang(concealed, special):
+    if holds_must_gang(concealed, special.must_gang):
         return Verdict("holds_special", ())
     openings = sum(1 for m in melds if m.is_opening)
     if openings == 0:

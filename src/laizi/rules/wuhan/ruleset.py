@@ -70,7 +70,7 @@ class WuhanRuleset(Ruleset):
             counts = counts[:]
             counts[tile] += 1
         specials = state.specials
-        if holds_must_gang(counts, specials):
+        if holds_must_gang(counts, specials.must_gang):
             return None
         if not hand_shapes.complete(counts, specials.laizi) and not shapeless_family(
             counts, player.melds, specials.laizi
