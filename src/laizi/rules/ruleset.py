@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
 from laizi.rules.melds import Meld
-from laizi.tiles import format_tile, format_tiles, is_suited
+from laizi.tiles import format_tile, format_tiles
 
 if TYPE_CHECKING:
     from laizi.scoring.model import Multiplier, PlayerHand, WinSituation
@@ -167,7 +167,7 @@ class Ruleset(ABC):
     @staticmethod
     def chowable(tile: int) -> bool:
         """Only suit tiles make sequences: honors are never chowed (A5, Part B)."""
-        return is_suited(tile)
+        return tile < 27  # the suits are ids 0–26 (laizi.tiles), honors 27–33
 
     def win_order(self, dealer: int, discarder: int) -> Sequence[int]:
         """Seats in the order that settles several claims to one win, discarder excluded: the
@@ -213,6 +213,8 @@ class Ruleset(ABC):
             return "no_winning_tile"
         try:
             settlement = self.score(self.situation(state, seat, tile, how))
+        except NotImplementedError:  # a ruleset without a settlement gives no reason
+            return "not_allowed"
         except ValueError:  # a hand the settlement can't read (e.g. the wrong size): no win
             return "not_complete"
         return getattr(settlement, "reason", None) or "not_allowed"
