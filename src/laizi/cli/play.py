@@ -11,8 +11,8 @@ from rich.console import Console
 
 from laizi.bots.base import BotError
 from laizi.cli.common import LangOption, app, fail, lang_or_exit
+from laizi.numbers import number_text
 from laizi.rules import SettingsError
-from laizi.scoring.numbers import number_text
 from laizi.terminal import TerminalTable
 
 __all__ = ["play"]

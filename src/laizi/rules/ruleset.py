@@ -31,7 +31,7 @@ from laizi.rules.melds import Meld
 from laizi.tiles import format_tile, format_tiles
 
 if TYPE_CHECKING:
-    from laizi.scoring.model import Multiplier, PlayerHand, WinSituation
+    from laizi.rules.situation import Multiplier, PlayerHand, WinSituation
 
 __all__ = ["HandView", "Ruleset", "SeatView", "SpecialTiles", "WinOffer", "claim_order"]
 
@@ -270,7 +270,7 @@ class Ruleset(ABC):
     def check_meld_source(cls, seat: int, meld: Meld, field: str) -> None:
         """A claimed tile comes from another seat, a chow's from :meth:`chow_source`
         (``InputError`` naming ``field`` otherwise)."""
-        from laizi.scoring.model import InputError, check_seat
+        from laizi.rules.situation import InputError, check_seat
 
         if meld.from_seat is None:
             return
@@ -283,15 +283,15 @@ class Ruleset(ABC):
             )
 
     def situation(self, state: HandView, seat: int, tile: int, how: str) -> WinSituation:
-        """The ``laizi.scoring`` description of ``seat`` winning now with ``tile``."""
+        """The :class:`~laizi.rules.situation.WinSituation` of ``seat`` winning now on ``tile``."""
         raise NotImplementedError(f"{type(self).__name__} has no settlement")
 
     def scoring_hands(
         self, state: HandView, seat: int, tile: int, how: str
     ) -> tuple[PlayerHand, ...]:
-        """Every seat as ``laizi.scoring.PlayerHand`` — concealed tiles (the winner's without the
+        """Every seat as a ``PlayerHand`` — concealed tiles (the winner's without the
         self-drawn ``tile``), melds, laid-out tiles and 报听 — for :meth:`situation`."""
-        from laizi.scoring.model import PlayerHand
+        from laizi.rules.situation import PlayerHand
 
         players = []
         for s, p in enumerate(state.players):

@@ -1,9 +1,10 @@
-"""Scoring a finished hand: the values every game's settlement shares and ``laizi score``'s entry.
+"""Scoring a finished hand from outside: ``laizi score``'s way in.
 
-A finished hand comes in as JSON (:func:`situation_from_json`, checked once, there, by its
-game's rules) or from the engine; :func:`score` hands it to its game's settlement
-(``laizi.rules.wuhan.settle``, ``laizi.rules.baishan.settle``) through the registry.  This
-package holds no rule of any game and never imports a game's folder.
+A finished hand comes in as JSON (:func:`situation_from_json`, checked once, there, by its game's
+rules); :func:`score` hands it to its game's settlement (``laizi.rules.wuhan.settle``,
+``laizi.rules.baishan.settle``) through the registry.  The values are ``laizi.rules.situation``'s,
+exported here too.  This package holds no rule, never imports a game's folder, and nothing in
+``laizi.rules`` imports it.
 
 >>> s = score(situation_from_json({
 ...     "rules": {"preset": "wuhan-hongzhong-koukou", "min_points": 0},
@@ -24,11 +25,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from laizi.numbers import number_text
 from laizi.rules.melds import Meld
+from laizi.rules.situation import Factor, InputError, Multiplier, PlayerHand, WinSituation
 from laizi.scoring.escape import escape_payments
 from laizi.scoring.input import situation_from_json
-from laizi.scoring.model import Factor, InputError, Multiplier, PlayerHand, WinSituation
-from laizi.scoring.numbers import number_text
 
 __all__ = [
     "Factor",

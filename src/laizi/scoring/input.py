@@ -12,7 +12,7 @@ from typing import Any
 from laizi.rules.melds import MELD_KINDS, Meld
 from laizi.rules.registry import make_ruleset
 from laizi.rules.settings import Settings, SettingsError
-from laizi.scoring.model import InputError, PlayerHand, WinSituation
+from laizi.rules.situation import InputError, PlayerHand, WinSituation
 from laizi.tiles import TileParseError, parse_tile, parse_tiles
 
 __all__ = ["situation_from_json"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from laizi.i18n import Lang, pick
-from laizi.scoring.numbers import number_text
+from laizi.numbers import number_text
 from laizi.tiles import format_tile
 
 if TYPE_CHECKING:

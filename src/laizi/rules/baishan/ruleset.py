@@ -19,7 +19,7 @@ from laizi.rules.baishan.settle import BaishanSettlement, kong_payments, score
 from laizi.rules.baishan.validate import check_situation
 from laizi.rules.ruleset import HandView, Ruleset, WinOffer
 from laizi.rules.settings import Settings
-from laizi.scoring.model import InputError, WinSituation
+from laizi.rules.situation import InputError, WinSituation
 from laizi.tiles import TERMINALS_AND_HONORS
 
 __all__ = ["BaishanRuleset"]
@@ -78,7 +78,7 @@ class BaishanRuleset(Ruleset):
         return WinOffer(settlement, settlement.win_payments)
 
     def situation(self, state: HandView, seat: int, tile: int, how: str) -> WinSituation:
-        """The ``laizi.scoring`` description of ``seat`` winning now with ``tile``."""
+        """The :class:`~laizi.rules.situation.WinSituation` of ``seat`` winning now on ``tile``."""
         players = self.scoring_hands(state, seat, tile, how)
         discard = how == "discard"
         return WinSituation(

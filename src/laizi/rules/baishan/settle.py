@@ -24,7 +24,7 @@ from typing import Any
 
 from laizi.rules.baishan.readings import BaishanReading, evaluate
 from laizi.rules.melds import Meld
-from laizi.scoring.model import WinSituation, number_json
+from laizi.rules.situation import WinSituation, number_json
 from laizi.tiles import KINDS, count_vector, format_tile
 
 __all__ = [

@@ -5,7 +5,7 @@ fault (RULES.md Part B): no indicator, no robbing a kong, no 海底, nothing lai
 from __future__ import annotations
 
 from laizi.rules.ruleset import Ruleset
-from laizi.scoring.model import InputError, PlayerHand, WinSituation, check_seat
+from laizi.rules.situation import InputError, PlayerHand, WinSituation, check_seat
 from laizi.tiles import KINDS, format_tile
 
 __all__ = ["check_situation"]

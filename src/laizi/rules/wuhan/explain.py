@@ -11,12 +11,12 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from laizi.i18n import Lang, pick
-from laizi.scoring.numbers import number_text
+from laizi.numbers import number_text
 from laizi.tiles import format_tile
 
 if TYPE_CHECKING:
+    from laizi.rules.situation import Factor, Multiplier
     from laizi.rules.wuhan.settle import Settlement
-    from laizi.scoring.model import Factor, Multiplier
 
 __all__ = ["explain"]
 

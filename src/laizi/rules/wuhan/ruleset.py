@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING
 from laizi import hand as hand_shapes
 from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
 from laizi.rules.settings import Settings
+from laizi.rules.situation import WinSituation
 from laizi.rules.wuhan.readings import holds_must_gang, shapeless_family
 from laizi.rules.wuhan.settle import Settlement, current_multiplier, score
 from laizi.rules.wuhan.specials import special_tiles
 from laizi.rules.wuhan.validate import check_situation
-from laizi.scoring.model import WinSituation
 
 if TYPE_CHECKING:
     from laizi.rules.melds import Meld
-    from laizi.scoring.model import Multiplier
+    from laizi.rules.situation import Multiplier
 
 __all__ = ["WuhanRuleset"]
 
@@ -82,7 +82,7 @@ class WuhanRuleset(Ruleset):
         return WinOffer(settlement, tuple(settlement.payments))
 
     def situation(self, state: HandView, seat: int, tile: int, how: str) -> WinSituation:
-        """The ``laizi.scoring`` description of ``seat`` winning now with ``tile``."""
+        """The :class:`~laizi.rules.situation.WinSituation` of ``seat`` winning now on ``tile``."""
         players = self.scoring_hands(state, seat, tile, how)
         from_seat = None if how == "self_draw" else state.claim_from
         assert state.specials.indicator is not None

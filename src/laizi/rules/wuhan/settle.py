@@ -12,12 +12,11 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
+from laizi.numbers import number_text
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import SpecialTiles
 from laizi.rules.settings import Settings
-from laizi.rules.wuhan.readings import Reading, evaluate, is_ready
-from laizi.rules.wuhan.specials import special_tiles
-from laizi.scoring.model import (
+from laizi.rules.situation import (
     Factor,
     InputError,
     Multiplier,
@@ -25,7 +24,8 @@ from laizi.scoring.model import (
     WinSituation,
     number_json,
 )
-from laizi.scoring.numbers import number_text
+from laizi.rules.wuhan.readings import Reading, evaluate, is_ready
+from laizi.rules.wuhan.specials import special_tiles
 from laizi.tiles import RED, count_vector, format_tile
 
 __all__ = ["Settlement", "current_multiplier", "multipliers", "score", "standing_factors"]

@@ -7,8 +7,8 @@ a tile nobody can win on, five of a kind, a chow from the wrong seat, a 海底 w
 from __future__ import annotations
 
 from laizi.rules.ruleset import Ruleset
+from laizi.rules.situation import WIN_KINDS, InputError, WinSituation, check_seat
 from laizi.rules.wuhan.specials import special_tiles
-from laizi.scoring.model import WIN_KINDS, InputError, WinSituation, check_seat
 from laizi.tiles import KINDS, format_tile
 
 __all__ = ["check_situation"]

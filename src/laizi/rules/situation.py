@@ -1,5 +1,8 @@
-"""The values every game's settlement reads and writes: a finished hand in (:class:`WinSituation`),
-factors and multipliers out, exact numbers as JSON shows them."""
+"""A finished hand as every game's settlement reads it (:class:`WinSituation`, :class:`PlayerHand`),
+the factors and multipliers it writes, and :class:`InputError` for a hand that can't have happened.
+
+``laizi.scoring`` reads these from ``laizi score``'s JSON; the engine builds them from the hand in
+play (``Ruleset.situation``)."""
 
 from __future__ import annotations
 
