@@ -169,6 +169,10 @@ class Ruleset(ABC):
         """Only suit tiles make sequences: honors are never chowed (A5, Part B)."""
         return tile < 27  # the suits are ids 0–26 (laizi.tiles), honors 27–33
 
+    kong_robbable: bool = True
+    """抢杠: whether an added kong may be robbed (A6); a game that says no refuses ``rob_kong``
+    wins in :meth:`win_offer` and in its input checks."""
+
     def win_order(self, dealer: int, discarder: int) -> Sequence[int]:
         """Seats in the order that settles several claims to one win, discarder excluded: the
         room's ``win_priority`` (一炮单响 A6; Baishan's preset counts from the discarder)."""

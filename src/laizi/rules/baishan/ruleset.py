@@ -35,8 +35,7 @@ class BaishanRuleset(Ruleset):
     game = "baishan"
     uses_indicator = False
     reserve = 0
-    kong_robbable = False
-    """抢杠: Baishan has no robbing of kongs (Part B)."""
+    kong_robbable = False  # Baishan has no robbing of kongs, 抢杠 (Part B)
 
     def __init__(self, settings: Settings) -> None:
         if settings.game != self.game:
