@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from laizi.engine import HandState
 from laizi.engine.actions import Action
 
 
@@ -49,26 +47,3 @@ def discards_of(view: dict[str, Any], seat: int = 0) -> list[Action]:
     from laizi.tiles import parse_tiles
 
     return [Action(seat, "discard", t) for t in sorted(set(parse_tiles(view["concealed"])))]
-
-
-def hidden_shuffled(state: HandState, seat: int, rng: random.Random) -> HandState:
-    """A copy where every tile ``seat`` can't see (others' concealed tiles, the wall) is
-    dealt around differently, hand sizes kept."""
-    other = state.copy()
-    hidden = list(state.wall[state.front : state.back])
-    seats = [s for s in range(4) if s != seat]
-    for s in seats:
-        hidden += other.players[s].concealed()
-    rng.shuffle(hidden)
-    position = 0
-    for s in seats:
-        size = other.players[s].size()
-        counts = [0] * 34
-        for tile in hidden[position : position + size]:
-            counts[tile] += 1
-        other.players[s].counts = counts
-        position += size
-    other.wall = state.wall[: state.front] + tuple(hidden[position:]) + state.wall[state.back :]
-    other.legal_cache = None
-    other.offers = {}
-    return other

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from laizi.scoring import Settlement, score, situation_from_json
+from laizi.rules.wuhan import Settlement
+from laizi.scoring import score, situation_from_json
 
 
 def chow(tiles: str, src: int) -> dict[str, Any]:

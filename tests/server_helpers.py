@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -15,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import websockets
+from argon2 import PasswordHasher
 
+FAST_HASH = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
+"""A password hasher cheap enough for tests."""
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
@@ -171,3 +175,18 @@ class Client:
     async def close(self) -> None:
         await self.ws.close()
         self.task.cancel()
+
+
+async def play(client: Client, rng: random.Random, stop: Any = None) -> None:
+    """Answer every prompt with a random legal action until the match ends (or ``stop``)."""
+    while True:
+        message = await client.recv(30)
+        if message["type"] == "prompt":
+            action = rng.choice(message["legal"])
+            await client.send({"type": "act", "prompt": message["id"], "action": action})
+        elif message["type"] == "event" and message["event"]["type"] == "match_end":
+            return
+        elif message["type"] == "error":
+            raise AssertionError(message)
+        if stop is not None and stop(client, message):
+            return

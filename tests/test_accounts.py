@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from argon2 import PasswordHasher
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import select
@@ -21,8 +20,8 @@ from laizi.server.accounts import (
 )
 from laizi.server.login_guard import FREE_FAILURES, MAX_DELAY_SECONDS, PAIR_LIMIT
 from laizi.server.store import Store
+from tests.server_helpers import FAST_HASH
 
-FAST_HASH = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
 """Still Argon2id, cheap enough to hash many times in a test."""
 
 

@@ -22,8 +22,7 @@ from sqlalchemy import create_engine, delete
 
 from laizi.engine import parse_record, verify
 from laizi.server.store import database_url
-from tests.server_helpers import SRC, Client, ServerProcess
-from tests.test_server import play
+from tests.server_helpers import SRC, Client, ServerProcess, play
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 

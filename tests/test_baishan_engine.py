@@ -33,6 +33,7 @@ from laizi.engine.script import ScriptIllegal, run_script
 from laizi.engine.state import HandState
 from laizi.engine.wall import wall_from_parts
 from laizi.tiles import format_tile, parse_tile, parse_tiles
+from tests.engine_helpers import act
 
 Decide = Callable[[HandState, int, list[Action]], Action | None]
 
@@ -81,14 +82,6 @@ READY_HANDS = [
     "89m1399p1389s267z",
     "2345m1457p1257s3z",
 ]
-
-
-def act(text: str) -> dict[str, Any]:
-    seat, kind, *rest = text.split()
-    obj: dict[str, Any] = {"seat": int(seat), "type": kind}
-    if rest:
-        obj["tiles" if kind == "chow" else "tile"] = rest[0]
-    return obj
 
 
 READY_SCRIPT = {

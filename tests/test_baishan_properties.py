@@ -22,7 +22,7 @@ from laizi.engine import (
     verify,
     view,
 )
-from tests.test_engine_properties import hidden_shuffled
+from tests.engine_helpers import hidden_shuffled
 
 RULESET = make_ruleset("baishan")
 

@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from laizi.rules import PRESETS, SettingsError, preset, rank_for, ruleset
+from laizi.rules import PRESETS, RANKS, SettingsError, make_ruleset, preset, rank_for
 from laizi.rules.baishan import (
-    RANKS,
     declarable_discards,
     evaluate,
     kong_payments,
@@ -150,7 +149,7 @@ def test_kong_payments_scale_with_the_room_base():
 
 
 def test_dealer_stays_on_a_dealer_win_or_a_drawn_hand_else_passes_on():
-    rules = ruleset(preset("baishan"))
+    rules = make_ruleset(preset("baishan"))
     assert rules.next_dealer(2, 2) == 2
     assert rules.next_dealer(2, None) == 2
     assert rules.next_dealer(2, 0) == 3
@@ -158,15 +157,15 @@ def test_dealer_stays_on_a_dealer_win_or_a_drawn_hand_else_passes_on():
 
 
 def test_escape_is_64_units_split_among_the_others():
-    rules = ruleset(preset("baishan"))
+    rules = make_ruleset(preset("baishan"))
     assert list(rules.escape_payments(1)) == [Fraction(64, 3), -64, Fraction(64, 3),
                                               Fraction(64, 3)]
-    based = ruleset(preset("baishan").with_overrides({"base": 3}))
+    based = make_ruleset(preset("baishan").with_overrides({"base": 3}))
     assert list(based.escape_payments(0)) == [-192, 64, 64, 64]
 
 
 def test_one_winner_per_discard_first_after_the_discarder():
-    assert ruleset(preset("baishan")).claim_order(dealer=0, discarder=2) == (3, 0, 1)
+    assert tuple(make_ruleset("baishan").win_order(dealer=0, discarder=2)) == (3, 0, 1)
 
 
 @pytest.mark.parametrize(

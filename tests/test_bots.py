@@ -15,7 +15,8 @@ from laizi.engine import Action, apply, legal_actions, make_ruleset, new_hand, v
 from laizi.rules import PRESETS, preset
 from laizi.sim import play_hand, wall_seed
 from laizi.tiles import parse_tile
-from tests.bot_helpers import discards_of, hidden_shuffled, table_view
+from tests.bot_helpers import discards_of, table_view
+from tests.engine_helpers import hidden_shuffled
 
 WUHAN = preset("wuhan-hongzhong-kaikou")
 ALL_PRESETS = sorted(PRESETS)

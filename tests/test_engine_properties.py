@@ -26,6 +26,7 @@ from laizi.engine import (
     view,
 )
 from laizi.rules import PRESETS
+from tests.engine_helpers import hidden_shuffled
 
 PRESET_NAMES = sorted(PRESETS)
 HANDS_PER_PRESET = 300  # 7 × 300 = 2,100 hands
@@ -47,28 +48,6 @@ def greedy(rng: random.Random) -> Callable[[Sequence[Action]], Action]:
         return rng.choice(actions)
 
     return choose
-
-
-def hidden_shuffled(state: HandState, seat: int | None, rng: random.Random) -> HandState:
-    """A copy where every tile ``seat`` can't see (others' concealed tiles, the wall) is
-    dealt around differently, hand sizes kept."""
-    other = state.copy()
-    hidden = list(state.wall[state.front : state.back])
-    seats = [s for s in range(4) if s != seat]
-    for s in seats:
-        hidden += other.players[s].concealed()
-    rng.shuffle(hidden)
-    position = 0
-    for s in seats:
-        size = other.players[s].size()
-        counts = [0] * 34
-        for tile in hidden[position : position + size]:
-            counts[tile] += 1
-        other.players[s].counts = counts
-        position += size
-    middle = tuple(hidden[position:])
-    other.wall = state.wall[: state.front] + middle + state.wall[state.back :]
-    return other
 
 
 def check_step(state: HandState, rng: random.Random) -> None:

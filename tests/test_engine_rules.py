@@ -17,39 +17,16 @@ from laizi.engine import Match, apply, legal_actions, make_ruleset, view
 from laizi.engine.actions import Action
 from laizi.engine.script import ScriptIllegal, ScriptUnfinished, run_script
 from laizi.tiles import format_tile, parse_tiles
-
-RULES = {"preset": "wuhan-hongzhong-kaikou", "min_points": 0}
-
-
-def act(text: str) -> dict[str, Any]:
-    """``"1 chow 789m"`` → ``{"seat": 1, "type": "chow", "tiles": "789m"}``."""
-    seat, kind, *rest = text.split()
-    obj: dict[str, Any] = {"seat": int(seat), "type": kind}
-    if rest:
-        obj["tiles" if kind == "chow" else "tile"] = rest[0]
-    return obj
-
-
-def script(hands, actions, draws=(), replacements=(), indicator="8s", dealer=0, **rules):
-    return {
-        "rules": {**RULES, **rules},
-        "dealer": dealer,
-        "hands": hands,
-        "indicator": indicator,
-        "draws": list(draws),
-        "replacements": list(replacements),
-        "actions": [act(a) for a in actions],
-    }
+from tests.engine_helpers import (
+    KONG_ACTIONS,
+    KONG_HANDS,
+    script,
+    state_when_script_ends,
+)
 
 
 def events_of(obj) -> list[dict[str, Any]]:
     return run_script(obj).events
-
-
-def state_when_script_ends(obj):
-    with pytest.raises(ScriptUnfinished) as caught:
-        run_script(obj)
-    return caught.value.result.state
 
 
 def end(events):
@@ -184,24 +161,6 @@ def test_an_added_kong_nobody_robs_draws_from_the_back():
 
 # --- A5/A8: every kong's replacement comes from the back ---------------------------------------
 
-KONG_HANDS = [
-    "1111m 3m5m7m 2p4p6p 2s4s6s 3z",  # 暗杠 1m, then discards 3z
-    "333z 2m4m6m 3p5p7p 3s5s7s 1p",  # 冲杠 on 3z, discards 2m
-    "22m 1p9p 1s9s 1z2z4z5z6z 8m8p",  # pungs 2m, later adds the fourth (蓄杠)
-    "4m8m9m 1p3p4p7p8p 1s2s4s 6z 7z",
-]
-KONG_ACTIONS = [
-    "0 concealed_kong 1m",
-    "0 discard 3z",
-    "1 kong",
-    "1 discard 2m",
-    "2 pung",
-    "2 discard 1z",
-    "3 discard 9m",
-    "0 discard 9p",
-    "1 discard 8s",
-    "2 added_kong 2m",
-]
 
 
 def test_concealed_exposed_and_added_kongs_draw_replacements_from_the_back():

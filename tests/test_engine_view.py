@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from laizi.engine import Action, apply, make_ruleset, new_hand, play_out, seat_event, view
-from tests.test_engine_rules import KONG_ACTIONS, KONG_HANDS, script, state_when_script_ends
+from tests.engine_helpers import KONG_ACTIONS, KONG_HANDS, script, state_when_script_ends
 
 
 def test_a_seat_sees_its_own_hand_and_only_sizes_of_the_others():

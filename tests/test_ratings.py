@@ -35,7 +35,7 @@ from laizi.server.ratings import (
     unbooked_matches,
 )
 from laizi.server.store import Store, events, hands, rooms
-from tests.test_accounts import FAST_HASH
+from tests.server_helpers import FAST_HASH
 
 amounts = st.fractions(min_value=-5000, max_value=5000, max_denominator=6)
 

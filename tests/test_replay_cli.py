@@ -6,29 +6,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.cli_helpers import ROOT, lines, run
+
 EXAMPLES = ROOT / "examples" / "replay"
-
-
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {"LAIZI_LANG": "en", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-           "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run(
-        [sys.executable, "-c", "from laizi.cli import main; main()", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-
-
-def lines(stdout: str) -> list[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize(

@@ -5,26 +5,9 @@ from __future__ import annotations
 import random
 
 from laizi.engine import Action, apply, legal_actions, make_ruleset, new_hand
-from laizi.engine.record import action_of
 from laizi.engine.script import run_script
 from laizi.rules import PRESETS
-
-
-def script_of(record: list[dict], rules) -> dict:
-    """The replay script of a recorded hand: its deal, its draws and its decisions."""
-    start, deal = record[0], record[1]
-    draws = [e["tile"] for e in record if e["type"] == "draw" and e["from"] == "front"]
-    backs = [e["tile"] for e in record if e["type"] == "draw" and e["from"] == "back"]
-    actions = [a.to_json() for a in map(action_of, record) if a is not None]
-    return {
-        "rules": rules,
-        "dealer": start["dealer"],
-        "hands": deal["hands"],
-        "indicator": deal["indicator"],
-        "draws": draws,
-        "replacements": backs,
-        "actions": actions,
-    }
+from tests.cli_helpers import script_of
 
 
 def test_recorded_hands_replay_as_scripts():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from laizi.rules.wuhan import Reading, special_tiles
+from laizi.rules.wuhan.settle import CONTRACT_ORDER, contract_cases
 from laizi.scoring import InputError, situation_from_json
-from laizi.scoring.settle import CONTRACT_ORDER, contract_cases
 from tests.score_helpers import chow, kong, no_min, player, pung, settle, situation
 
 

@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any
 
 from laizi.rules import preset
-from laizi.rules.wuhan import special_tiles
-from laizi.scoring import current_multiplier, multipliers, score, situation_from_json
+from laizi.rules.wuhan import current_multiplier, multipliers, special_tiles
+from laizi.scoring import score, situation_from_json
 from laizi.tiles import parse_tile
 from tests.score_helpers import added, chow, concealed, kong, no_min, player, pung, settle
 

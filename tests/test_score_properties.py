@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from laizi.rules import PRESETS
-from laizi.rules.wuhan import evaluate, special_tiles
-from laizi.scoring import InputError, Settlement, score, situation_from_json
-from laizi.scoring.settle import _settle
+from laizi.rules.wuhan import Settlement, evaluate, special_tiles
+from laizi.rules.wuhan.settle import _settle
+from laizi.scoring import InputError, score, situation_from_json
 from laizi.tiles import count_vector, format_tile, format_tiles
 
 MELD_KINDS = ["chow", "pung", "exposed_kong", "added_kong", "concealed_kong"]

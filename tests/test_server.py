@@ -18,7 +18,7 @@ from tests.server_checks import (
     split_hands,
     stream_events,
 )
-from tests.server_helpers import Client, ServerProcess
+from tests.server_helpers import Client, ServerProcess, play
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
 
@@ -33,21 +33,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, module_db_url: str):
 
 def run(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-async def play(client: Client, rng: random.Random, stop: Any = None) -> None:
-    """Answer every prompt with a random legal action until the match ends (or ``stop``)."""
-    while True:
-        message = await client.recv(30)
-        if message["type"] == "prompt":
-            action = rng.choice(message["legal"])
-            await client.send({"type": "act", "prompt": message["id"], "action": action})
-        elif message["type"] == "event" and message["event"]["type"] == "match_end":
-            return
-        elif message["type"] == "error":
-            raise AssertionError(message)
-        if stop is not None and stop(client, message):
-            return
 
 
 def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from laizi.engine import parse_record, verify
-from tests.test_replay_cli import lines, run
+from tests.cli_helpers import lines, run
 
 SEED = "5a" * 32
 

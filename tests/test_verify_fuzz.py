@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from laizi.engine import make_ruleset, new_hand, play_out, verify
 from laizi.engine.script import ScriptError, ScriptIllegal, ScriptUnfinished, run_script
-from tests.test_replay_scripts import script_of
+from tests.cli_helpers import script_of
 
 RULES = {"preset": "wuhan-qipi-kaikou", "min_points": 0}
 _state, RECORD = new_hand(make_ruleset(RULES), 1, seed=bytes(range(32)))

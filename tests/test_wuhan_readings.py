@@ -7,14 +7,8 @@ from hypothesis import strategies as st
 
 from laizi.hand import complete, complete_258
 from laizi.rules.melds import Meld
-from laizi.rules.wuhan import (
-    Reading,
-    _decomposable,
-    evaluate,
-    is_ready,
-    special_tiles,
-    winning_tiles,
-)
+from laizi.rules.wuhan import Reading, evaluate, is_ready, special_tiles, winning_tiles
+from laizi.rules.wuhan.readings import _decomposable
 from laizi.tiles import count_vector, parse_tile, parse_tiles
 
 # Indicator 4s: laizi 5s; in qipi_silai the pi are 4s and 3s.  OTHER: laizi 6m (not a 2/5/8).

@@ -6,9 +6,11 @@ from fractions import Fraction
 
 import pytest
 
-from laizi.rules import preset
-from laizi.rules.wuhan import claim_order, next_dealer
+from laizi.rules import make_ruleset, preset
+from laizi.rules.ruleset import claim_order
 from laizi.scoring import escape_payments
+
+next_dealer = make_ruleset("wuhan-hongzhong-kaikou").next_dealer
 
 
 def test_one_winner_per_discard_counts_from_the_dealer() -> None:

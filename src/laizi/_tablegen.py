@@ -30,9 +30,10 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from laizi.tiles import TWO_FIVE_EIGHT_RANKS
+
 MAX_TILES = 14
 MAX_MELDS = 4
-INF = 99  # "impossible"; never reached for group contents of at most 14 tiles, kept for safety
 
 TABLE_PATH = Path(__file__).with_name("data") / "hand_tables.bin"
 MAGIC = b"LAIZI-HAND-TABLES-1\n"
@@ -151,7 +152,7 @@ def group_contents(size: int) -> Iterator[Counts]:
             yield v
 
 
-SUIT_258 = (1, 4, 7)
+SUIT_258 = TWO_FIVE_EIGHT_RANKS
 
 
 def suit_row(v: Counts) -> tuple[int, ...]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from laizi import hand
+from laizi.rules.registry import find_game
 from laizi.tiles import count_vector, format_counts, format_tile, parse_tile, parse_tiles
 
 
@@ -55,7 +56,7 @@ class Analysis:
             "waits": self.waits_text(),
             "waits_258": self.waits_258_text(),
         }
-        if self.game == "baishan":
+        if find_game(self.game).special_shapes:
             answer["seven_pairs"] = self.seven_pairs
             answer["thirteen_orphans"] = self.thirteen_orphans
             answer["special_waits"] = [format_tile(tile) for tile in self.special_waits]
@@ -66,9 +67,6 @@ class Analysis:
         return f"<Analysis {self.tiles}{laizi} shanten={self.shanten}>"
 
 
-GAMES = ("wuhan", "baishan")
-
-
 def analyze(
     counts: list[int] | tuple[int, ...], laizi: int | None = None, game: str = "wuhan"
 ) -> Analysis:
@@ -77,11 +75,10 @@ def analyze(
     ``game="baishan"`` adds Baishan's special shapes (seven pairs, thirteen orphans); that game
     has no laizi.
     """
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}: one of {', '.join(GAMES)}")
-    if game == "baishan" and laizi is not None:
-        raise ValueError("Baishan mahjong has no laizi")
-    special = game == "baishan"
+    rules = find_game(game)  # ValueError naming the known games
+    if not rules.wild_tiles and laizi is not None:
+        raise ValueError(f"{game.capitalize()} mahjong has no laizi")
+    special = rules.special_shapes
     return Analysis(
         counts=tuple(counts),
         laizi=laizi,

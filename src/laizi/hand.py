@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 
 from laizi._tablegen import MAGIC, TABLE_PATH
-from laizi.tiles import format_tile
+from laizi.tiles import TERMINALS_AND_HONORS, format_tile
 
 __all__ = [
     "HandSizeError",
@@ -449,7 +449,7 @@ def _after_change(counts: Sequence[int], laizi: int | None, change: int) -> list
 # --------------------------------------------------------------------------------------------
 # Baishan's special shapes (RULES.md B): no wildcards in that game
 
-_TERMINALS_AND_HONORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+_TERMINALS_AND_HONORS = sorted(TERMINALS_AND_HONORS)
 
 
 def _validated(counts: Sequence[int]) -> bytes:

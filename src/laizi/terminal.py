@@ -27,7 +27,7 @@ from laizi.engine import Action, Match, apply, legal_actions, make_ruleset, view
 from laizi.engine.actions import ABANDON, DISCARD
 from laizi.engine.view import seat_event
 from laizi.i18n import Lang, pick
-from laizi.scoring.explain import number_text
+from laizi.numbers import number_text
 from laizi.tiles import format_tile, parse_tile, parse_tiles
 
 __all__ = ["TerminalTable", "action_keys"]

@@ -20,9 +20,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 __all__ = [
+    "DRAGONS",
+    "EAST",
+    "GREEN",
     "HONORS",
     "KINDS",
+    "NORTH",
+    "RED",
+    "SOUTH",
     "SUITS",
+    "TERMINALS",
+    "TERMINALS_AND_HONORS",
+    "TWO_FIVE_EIGHT",
+    "TWO_FIVE_EIGHT_RANKS",
+    "WEST",
+    "WHITE",
+    "WINDS",
     "TileParseError",
     "count_vector",
     "format_counts",
@@ -46,13 +59,28 @@ SUITS = "mpsz"
 HONORS = range(27, 34)
 """Ids of the seven honor kinds, 东 南 西 北 白 发 中."""
 
+# -- tile groups: every module that needs one takes it from here --------------------------------
+EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = HONORS
+"""The honors by name: 东 南 西 北 白 (white) 发 (green) 中 (red)."""
+WINDS = frozenset((EAST, SOUTH, WEST, NORTH))
+"""The four winds 风."""
+DRAGONS = frozenset((WHITE, GREEN, RED))
+"""The three dragons 箭."""
+TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
+"""1 and 9 of each suit (幺九)."""
+TERMINALS_AND_HONORS = TERMINALS | frozenset(HONORS)
+"""Terminals and honors: thirteen orphans' kinds, and Baishan's 不断幺九."""
+TWO_FIVE_EIGHT_RANKS = (1, 4, 7)
+"""Ranks (0-based within a suit) of the 2, 5 and 8: the 将 of Wuhan's 2/5/8 pair."""
+TWO_FIVE_EIGHT = frozenset(s + r for s in (0, 9, 18) for r in TWO_FIVE_EIGHT_RANKS)
+"""The nine suited 2s, 5s and 8s (将一色, the 2/5/8 pair)."""
+
 _SUIT_SIZE = {"m": 9, "p": 9, "s": 9, "z": 7}
 _SUIT_BASE = {"m": 0, "p": 9, "s": 18, "z": 27}
 
 _ZH_SUIT = {"m": "万", "p": "筒", "s": "条"}
 _ZH_RANK = "一二三四五六七八九"
 _ZH_HONOR = ("东风", "南风", "西风", "北风", "白板", "发财", "红中")
-_ZH_HONOR_SHORT = ("东", "南", "西", "北", "白", "发", "中")
 _EN_SUIT = {"m": "Characters", "p": "Dots", "s": "Bamboo"}
 _EN_HONOR = (
     "East Wind",
@@ -189,13 +217,6 @@ def tile_name(tile: int, lang: str = "zh") -> str:
     if letter == "z":
         return _EN_HONOR[tile - 27]
     return f"{rank(tile)} {_EN_SUIT[letter]}"
-
-
-def tile_short_name(tile: int) -> str:
-    """A one- or two-character Chinese name for compact display: ``5万``, ``中``."""
-    if tile >= 27:
-        return _ZH_HONOR_SHORT[tile - 27]
-    return f"{rank(tile)}{_ZH_SUIT[suit(tile)]}"
 
 
 def tile_glyph(tile: int) -> str:

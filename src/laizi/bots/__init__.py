@@ -1,4 +1,4 @@
-"""Bots: players that see only their seat's view (issue 6).
+"""Bots: players that see only their seat's view.
 
 >>> from laizi.rules import preset
 >>> sorted(BOTS)

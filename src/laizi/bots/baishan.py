@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from laizi.bots.strategy import STRATEGIES, TERMINALS_AND_HONORS, Plan, Strategy
+from laizi.bots.strategy import Plan, Strategy
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import DECLARE_READY, Action
-from laizi.rules.baishan import winning_tiles
+from laizi.rules.baishan.readings import winning_tiles
 from laizi.rules.melds import Meld
+from laizi.tiles import TERMINALS_AND_HONORS
 
 __all__ = ["BaishanStrategy"]
 
@@ -96,5 +97,3 @@ class BaishanStrategy(Strategy):
 def _paired(counts: list[int]) -> Callable[[int], bool]:
     return lambda tile: counts[tile] >= 2
 
-
-STRATEGIES["baishan"] = BaishanStrategy

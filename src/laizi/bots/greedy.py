@@ -15,7 +15,7 @@ from typing import Any
 
 from laizi import hand as shapes
 from laizi.bots.base import Bot, register
-from laizi.bots.strategy import TERMINALS_AND_HONORS, strategy_for
+from laizi.bots.strategy import strategy_for
 from laizi.bots.table import SeatTable
 from laizi.engine.actions import (
     ADDED_KONG,
@@ -29,6 +29,7 @@ from laizi.engine.actions import (
     WIN,
     Action,
 )
+from laizi.tiles import TERMINALS_AND_HONORS
 
 __all__ = ["GreedyBot"]
 

@@ -2,8 +2,9 @@
 
 The greedy and strong bots ask a :class:`Strategy` every question whose answer depends on the
 game's rules — which tiles are wild, which must be laid out, which waits really win, whether an
-opening is needed, what a plan for a big win looks like.  :func:`strategy_for` picks the class by
-the room's game id; a game without its own class gets the plain mahjong answers of this base.
+opening is needed, what a plan for a big win looks like.  :func:`strategy_for` asks the game
+registry (:func:`laizi.rules.find_game`) for the room's class; a game without its own class gets
+the plain mahjong answers of this base.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from typing import Any
 from laizi import hand as shapes
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import Action
+from laizi.rules.registry import find_game
 
-__all__ = ["STRATEGIES", "Plan", "Strategy", "strategy_for"]
-
-TERMINALS_AND_HONORS = frozenset((0, 8, 9, 17, 18, 26, *range(27, 34)))
+__all__ = ["Plan", "Strategy", "strategy_for"]
 
 
 class Plan:
@@ -113,17 +113,13 @@ class Strategy:
         return False
 
 
-STRATEGIES: dict[str, type[Strategy]] = {}
-"""A strategy class per game id; filled by the game modules."""
-
-
 def strategy_for(rules: Any) -> Strategy:
-    """The strategy for a room's settings (its ``game``)."""
-    # The game modules register their strategies when imported.
-    from laizi.bots import baishan as _baishan  # noqa: F401
-    from laizi.bots import wuhan as _wuhan  # noqa: F401
-
-    return STRATEGIES.get(getattr(rules, "game", ""), Strategy)(rules)
+    """The strategy for a room's settings (its ``game``, as the registry names it)."""
+    try:
+        cls = find_game(getattr(rules, "game", "")).strategy_class() or Strategy
+    except ValueError:  # a game the registry does not know: plain mahjong
+        cls = Strategy
+    return cls(rules)
 
 
 def all_triplets_need(counts: Sequence[int], wild: int | None) -> int:

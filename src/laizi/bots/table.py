@@ -118,5 +118,3 @@ class SeatTable:
     def size(self) -> int:
         return sum(self.counts)
 
-    def meld_kinds(self) -> list[str]:
-        return [kind for kind, _ in self.melds]

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from laizi import hand as shapes
-from laizi.bots.strategy import STRATEGIES, Plan, Strategy, all_triplets_need
+from laizi.bots.strategy import Plan, Strategy, all_triplets_need
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import LAY_OUT, Action
+from laizi.rules.wuhan.readings import holds_must_gang
+from laizi.tiles import TWO_FIVE_EIGHT
 
 __all__ = ["WuhanStrategy"]
 
-TWO_FIVE_EIGHT = frozenset(t for t in range(27) if t % 9 in (1, 4, 7))
 
 
 class WuhanStrategy(Strategy):
@@ -68,7 +69,7 @@ class WuhanStrategy(Strategy):
         """Waits that make an allowed win by shape: a 2/5/8 pair for a small win (with at most one
         laizi), any pair when every tile is of one suit (清一色) or the hand is all triplets."""
         laizi = table.laizi
-        if any(counts[t] for t in table.must_gang):
+        if holds_must_gang(counts, table.must_gang):
             return []
         held_wild = counts[laizi] if laizi is not None else 0
         found: set[int] = set()
@@ -164,7 +165,7 @@ class WuhanStrategy(Strategy):
         清一色 (三句包)."""
         cost = 0.0
         for other in table.opponents:
-            if other.hand_size == 1 and not ready and kind < 27 and kind % 9 in (1, 4, 7):
+            if other.hand_size == 1 and not ready and kind in TWO_FIVE_EIGHT:
                 cost += 6.0 * table.unseen[kind] / 4 + 2.0
             if other.openings == 2 and kind < 27:
                 suits = other.meld_suits
@@ -206,5 +207,3 @@ def _in_suit(suit: int) -> Callable[[int], bool]:
 def _paired(counts: list[int]) -> Callable[[int], bool]:
     return lambda tile: counts[tile] >= 2
 
-
-STRATEGIES["wuhan"] = WuhanStrategy

@@ -8,9 +8,10 @@ from typing import Any
 import typer
 
 from laizi import jsonsafe
-from laizi.analysis import GAMES, Analysis, analyze, analyze_text
+from laizi.analysis import Analysis, analyze, analyze_text
 from laizi.cli.common import EXIT_BAD_INPUT, LangOption, app, dumps, fail, lang_or_exit
 from laizi.i18n import Lang, pick
+from laizi.rules.registry import GAMES, find_game
 from laizi.tiles import count_vector, format_tile, parse_tile, parse_tiles, tile_name
 
 _INPUT_KEYS = frozenset(("hand", "laizi", "game"))
@@ -80,7 +81,7 @@ def readable(result: Analysis, lang: Lang) -> str:
             f"{pick(lang, '听牌', 'waits')}: {tile_list(result.waits)}",
             f"{pick(lang, '二五八将听牌', 'waits, 2/5/8 pair')}: {tile_list(result.waits_258)}",
         ]
-    if result.game == "baishan":
+    if find_game(result.game).special_shapes:
         if sum(result.counts) % 3 == 2:
             lines.append(
                 f"{pick(lang, '七对', 'seven pairs')}: {yes(result.seven_pairs)}"
@@ -121,8 +122,8 @@ def analyze_line(line: str) -> dict[str, Any]:
     game = request.get("game", "wuhan")
     if game not in GAMES:
         return {"error": f"field 'game': {game!r} is not one of {', '.join(GAMES)}"}
-    if game == "baishan" and laizi_text is not None:
-        return {"error": "field 'laizi': Baishan mahjong has no laizi"}
+    if not find_game(game).wild_tiles and laizi_text is not None:
+        return {"error": f"field 'laizi': {game.capitalize()} mahjong has no laizi"}
     try:
         laizi = parse_tile(laizi_text) if laizi_text is not None else None
     except ValueError as error:

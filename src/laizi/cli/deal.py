@@ -20,8 +20,8 @@ from laizi.cli.common import app, fail, load_json_option
 from laizi.engine.match import Match
 from laizi.engine.playout import play_out
 from laizi.engine.record import dumps_event
-from laizi.engine.registry import make_ruleset
 from laizi.engine.wall import SEED_BYTES, WallError, parse_seed
+from laizi.rules.registry import make_ruleset
 
 __all__ = ["deal"]
 

@@ -10,8 +10,8 @@ from rich.console import Console
 
 from laizi.bots.base import BotError
 from laizi.cli.common import LangOption, app, fail, lang_or_exit, load_json_option
+from laizi.numbers import number_text
 from laizi.rules import SettingsError
-from laizi.scoring.explain import number_text
 from laizi.terminal import TerminalTable
 
 __all__ = ["play"]

@@ -1,4 +1,4 @@
-"""``laizi serve``: the online table (issue 7) on uvicorn."""
+"""``laizi serve``: the online table on uvicorn."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The game engine: a pure, deterministic, event-sourced state machine (issue 4).
+"""The game engine: a pure, deterministic, event-sourced state machine.
 
 >>> from laizi.engine import Game
 >>> game = Game.deal("wuhan-qipi-koukou", seed=bytes(32))
@@ -16,8 +16,9 @@ The same with the functions underneath:
 'discard'
 
 No I/O, no clock, no randomness: walls come from seeds (:mod:`laizi.engine.wall`), rules from a
-:class:`Ruleset` (:mod:`laizi.engine.wuhan`), and every step returns the events a record keeps
-(:mod:`laizi.engine.record`).  ``docs/engine.md`` documents the whole thing.
+:class:`~laizi.rules.Ruleset` (one per game, found through :func:`laizi.rules.make_ruleset`),
+and every step returns the events a record keeps (:mod:`laizi.engine.record`).
+``docs/engine.md`` documents the whole thing.
 """
 
 from laizi.engine.actions import Action, ActionError
@@ -25,26 +26,24 @@ from laizi.engine.game import IllegalAction, apply, legal_actions, new_hand, why
 from laizi.engine.match import Match
 from laizi.engine.playout import play_out
 from laizi.engine.record import RecordError, Verdict, parse_record, replay_record, to_jsonl, verify
-from laizi.engine.registry import RULESETS, make_ruleset
-from laizi.engine.ruleset import Ruleset, Specials, WinOffer
-from laizi.engine.state import HandState, PlayerState, TableMeld
+from laizi.engine.state import HandState, PlayerState
 from laizi.engine.table import Game
 from laizi.engine.view import seat_event, view
 from laizi.engine.wall import commitment, parse_seed, wall_from_parts, wall_from_seed
+from laizi.rules import Meld, Ruleset, SpecialTiles, WinOffer, make_ruleset
 
 __all__ = [
-    "RULESETS",
     "Action",
     "ActionError",
     "Game",
     "HandState",
     "IllegalAction",
     "Match",
+    "Meld",
     "PlayerState",
     "RecordError",
     "Ruleset",
-    "Specials",
-    "TableMeld",
+    "SpecialTiles",
     "Verdict",
     "WinOffer",
     "apply",

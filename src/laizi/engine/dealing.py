@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from laizi.engine.events import TILE, Event, number
-from laizi.engine.ruleset import Ruleset
 from laizi.engine.state import HandState, PlayerState
 from laizi.engine.wall import (
     WALL_SIZE,
@@ -16,6 +15,7 @@ from laizi.engine.wall import (
     format_contributions,
     wall_from_seed,
 )
+from laizi.rules.ruleset import Ruleset
 from laizi.tiles import format_tiles
 
 __all__ = ["new_hand"]

@@ -1,7 +1,7 @@
 """The state machine of one hand: ``legal_actions`` and ``apply`` (dealing: ``dealing.py``).
 
 Pure: no I/O, no clock, no randomness.  The wall comes from a seed (or is given whole); every
-question a rule text answers goes to the state's :class:`~laizi.engine.ruleset.Ruleset`.
+question a rule text answers goes to the state's :class:`~laizi.rules.ruleset.Ruleset`.
 ``apply`` changes the state in place and returns the events it produced (plain JSON-ready
 dicts, one record line each); draws happen by themselves inside ``apply``.
 
@@ -32,8 +32,9 @@ from laizi.engine.actions import (
 from laizi.engine.dealing import new_hand
 from laizi.engine.events import TILE, Event, number, sequence_text
 from laizi.engine.illegal import IllegalAction, why_illegal
-from laizi.engine.ruleset import WinOffer
-from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState, TableMeld
+from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
+from laizi.rules.melds import Meld
+from laizi.rules.ruleset import WinOffer
 from laizi.tiles import format_tiles
 
 __all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why_illegal"]
@@ -210,7 +211,7 @@ def _turn(state: HandState, action: Action, events: list[Event]) -> None:
         _replacement(state, events, seat)
     elif kind == CONCEALED_KONG:
         player.counts[tile] -= 4
-        player.melds.append(TableMeld(CONCEALED_KONG, (tile,) * 4, None))
+        player.melds.append(Meld(CONCEALED_KONG, (tile,) * 4, None))
         state.kongs_made += 1
         events.append({"type": "concealed_kong", "seat": seat, "tile": TILE[tile]})
         _kong_paid(state, events, seat, CONCEALED_KONG, tile)
@@ -258,7 +259,7 @@ def _open_window(state: HandState, events: list[Event], seat: int, tile: int, ph
                 opts.append(_PLAIN_ACTIONS[PUNG][other])
                 if n == 3 and can_replace:
                     opts.append(_PLAIN_ACTIONS[KONG][other])
-            if tile < 27 and ruleset.chow_allowed(seat, other):
+            if ruleset.chowable(tile) and ruleset.chow_allowed(seat, other):
                 opts += _chows(state, other, tile)
         if opts:
             options[other] = opts
@@ -337,7 +338,7 @@ def _resolve(state: HandState, events: list[Event]) -> None:
         for t in action.tiles:
             if t != tile:
                 player.counts[t] -= 1
-        player.melds.append(TableMeld(CHOW, action.tiles, discarder))
+        player.melds.append(Meld(CHOW, action.tiles, discarder))
         text = sequence_text(action.tiles)
         events.append(
             {"type": "chow", "seat": seat, "tiles": text, "tile": TILE[tile], "from": discarder}
@@ -345,12 +346,12 @@ def _resolve(state: HandState, events: list[Event]) -> None:
         _begin_turn(state, seat, None, False)
     elif action.type == PUNG:
         player.counts[tile] -= 2
-        player.melds.append(TableMeld(PUNG, (tile,) * 3, discarder))
+        player.melds.append(Meld(PUNG, (tile,) * 3, discarder))
         events.append({"type": "pung", "seat": seat, "tile": TILE[tile], "from": discarder})
         _begin_turn(state, seat, None, False)
     else:
         player.counts[tile] -= 3
-        player.melds.append(TableMeld("exposed_kong", (tile,) * 4, discarder))
+        player.melds.append(Meld("exposed_kong", (tile,) * 4, discarder))
         state.kongs_made += 1
         events.append({"type": "kong", "seat": seat, "tile": TILE[tile], "from": discarder})
         _kong_paid(state, events, seat, "exposed_kong", tile)
@@ -361,7 +362,7 @@ def _complete_added_kong(state: HandState, events: list[Event], seat: int, tile:
     melds = state.players[seat].melds
     for index, meld in enumerate(melds):
         if meld.kind == PUNG and meld.tiles[0] == tile:
-            melds[index] = TableMeld(ADDED_KONG, (tile,) * 4, meld.from_seat)
+            melds[index] = Meld(ADDED_KONG, (tile,) * 4, meld.from_seat)
             break
     state.kongs_made += 1
     _kong_paid(state, events, seat, ADDED_KONG, tile)

@@ -18,8 +18,8 @@ from fractions import Fraction
 from typing import Any
 
 from laizi.engine.game import new_hand
-from laizi.engine.ruleset import Ruleset
 from laizi.engine.state import HandState
+from laizi.rules.ruleset import Ruleset
 
 __all__ = ["Match"]
 

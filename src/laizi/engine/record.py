@@ -34,9 +34,9 @@ from laizi.engine.actions import (
     ActionError,
 )
 from laizi.engine.game import IllegalAction, apply, new_hand, number
-from laizi.engine.registry import make_ruleset
 from laizi.engine.state import HandState
 from laizi.engine.wall import WallError, commitment, parse_contributions, parse_seed
+from laizi.rules.registry import make_ruleset
 from laizi.tiles import TileParseError, parse_tiles
 
 __all__ = [

@@ -13,9 +13,9 @@ from typing import Any
 
 from laizi.engine.actions import ABANDON, CLAIM_TYPES, PASS, Action, ActionError
 from laizi.engine.game import IllegalAction, apply, legal_actions, new_hand, why_illegal
-from laizi.engine.registry import make_ruleset
 from laizi.engine.state import CLAIM, ROB, HandState
 from laizi.engine.wall import WallError, wall_from_parts
+from laizi.rules.registry import make_ruleset
 from laizi.tiles import TileParseError, parse_tile, parse_tiles
 
 __all__ = ["ScriptError", "ScriptIllegal", "ScriptResult", "ScriptUnfinished", "run_script"]

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 from laizi.engine.actions import Action
-from laizi.engine.ruleset import Ruleset, Specials, WinOffer
-from laizi.tiles import format_tile, format_tiles, tiles_of
+from laizi.rules.melds import Meld
+from laizi.rules.ruleset import Ruleset, SpecialTiles, WinOffer
+from laizi.tiles import format_tiles, tiles_of
 
 __all__ = [
     "CLAIM",
@@ -24,7 +25,6 @@ __all__ = [
     "TURN",
     "HandState",
     "PlayerState",
-    "TableMeld",
 ]
 
 TURN = "turn"
@@ -39,33 +39,10 @@ OVER = "over"
 PHASES = (TURN, CLAIM, ROB, FINAL, OVER)
 
 
-class TableMeld(NamedTuple):
-    """A meld on the table: kind ∈ chow, pung, exposed_kong, added_kong, concealed_kong."""
-
-    kind: str
-    tiles: tuple[int, ...]
-    from_seat: int | None
-
-    def __repr__(self) -> str:
-        source = "" if self.from_seat is None else f" from {self.from_seat}"
-        return f"TableMeld({self.kind} {_notation(self.tiles)}{source})"
-
-    def to_json(self) -> dict[str, Any]:
-        obj: dict[str, Any] = {"kind": self.kind, "tiles": _notation(self.tiles)}
-        if self.from_seat is not None:
-            obj["from"] = self.from_seat
-        return obj
-
-
-def _notation(tiles: tuple[int, ...] | list[int]) -> str:
-    # Melds keep their own order (a chow is already sorted), unlike format_tiles' count form.
-    return "".join(format_tile(t)[0] for t in tiles) + format_tile(tiles[0])[1] if tiles else "0"
-
-
 @dataclass(slots=True)
 class PlayerState:
     counts: list[int]
-    melds: list[TableMeld] = field(default_factory=list)
+    melds: list[Meld] = field(default_factory=list)
     laid_out: list[int] = field(default_factory=list)
     river: list[int] = field(default_factory=list)
     """Discards in order (claimed ones included; ``claimed`` lists their indices)."""
@@ -104,7 +81,7 @@ class HandState:
     wall: tuple[int, ...]
     front: int
     back: int
-    specials: Specials
+    specials: SpecialTiles
     players: list[PlayerState]
     seed: bytes | None = None
     commitment: str | None = None

@@ -21,10 +21,10 @@ from laizi.engine.dealing import new_hand
 from laizi.engine.events import Event
 from laizi.engine.game import apply, legal_actions
 from laizi.engine.record import to_jsonl
-from laizi.engine.registry import make_ruleset
-from laizi.engine.ruleset import Ruleset
 from laizi.engine.state import HandState
 from laizi.engine.view import seat_event, view
+from laizi.rules.registry import make_ruleset
+from laizi.rules.ruleset import Ruleset
 
 __all__ = ["Game"]
 

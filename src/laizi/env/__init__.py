@@ -1,4 +1,4 @@
-"""Training environments on top of the engine (issue 10): exact rules, fixed-shape numpy.
+"""Training environments on top of the engine: exact rules, fixed-shape numpy.
 
 * :mod:`laizi.env.wuhan_v0` / :mod:`laizi.env.baishan_v0` — PettingZoo AEC environments.
 * :class:`laizi.env.single.LaiziGymEnv` — a Gymnasium single-agent env; the other three seats

@@ -29,9 +29,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from laizi.engine.registry import make_ruleset
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
+from laizi.rules.registry import make_ruleset
 
 __all__ = [
     "AGENTS",

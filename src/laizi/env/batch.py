@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from laizi.engine.registry import make_ruleset
 from laizi.env.aec import first_dealer, hand_seed
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
+from laizi.rules.registry import make_ruleset
 
 __all__ = ["BatchEnv"]
 

@@ -4,7 +4,7 @@ Observation: ``{"observation": (22, 34) float32, "action_mask": (177,) int8}`` (
 :mod:`laizi.env.spaces`); action: an index in ``Discrete(177)``.  The reward is zero until the
 hand ends, then your seat's settlement payment × ``reward_scale``.  The opponents act between
 your decisions (claim windows: the lowest seat still to decide goes first, as in the AEC env).
-The opponents are issue 6's bots (``laizi.bots``: ``random``, ``greedy``, ``strong`` or an
+The opponents are the bots (``laizi.bots``: ``random``, ``greedy``, ``strong`` or an
 outside ``module:Class``), each given its seat's view and legal actions, as at any table.
 
 >>> env = LaiziGymEnv("wuhan-hongzhong-kaikou", seat=2)
@@ -24,11 +24,11 @@ from gymnasium import spaces
 
 from laizi.bots import RandomBot, make_bot
 from laizi.engine.actions import Action
-from laizi.engine.registry import make_ruleset
 from laizi.engine.view import view as seat_view
 from laizi.env.aec import hand_seed, observation_space
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
+from laizi.rules.registry import make_ruleset
 
 __all__ = ["LaiziGymEnv"]
 

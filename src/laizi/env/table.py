@@ -31,7 +31,6 @@ import numpy as np
 
 from laizi.engine.actions import CHOW, Action
 from laizi.engine.game import apply, legal_actions, new_hand
-from laizi.engine.ruleset import Ruleset
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.env.spaces import (
     ACTION_BLOCKS,
@@ -44,7 +43,7 @@ from laizi.env.spaces import (
     WIN_ACTION,
     describe_action,
 )
-from laizi.rules import Meld
+from laizi.rules.ruleset import Ruleset
 
 __all__ = ["EnvTable", "IllegalActionIndex", "action_index", "log2_multiplier"]
 
@@ -269,13 +268,12 @@ class EnvTable:
 
     @staticmethod
     def _per_seat_multipliers(state: HandState) -> Any:
-        """The Wuhan hand rules, asked seat by seat (one seat's melds change at a time)."""
-        rules = getattr(state.ruleset, "rules", None)
-        indicator = state.specials.indicator
-        if indicator is None or rules is None or not hasattr(rules, "hand_rules"):
+        """The ruleset, if it gives a multiplier seat by seat (one seat's melds change at a
+        time), else None (then :meth:`_all_multipliers`)."""
+        ruleset = state.ruleset
+        if ruleset.seat_multiplier(state.specials, (), (), False) is None:
             return None
-        hand_rules = rules.hand_rules(indicator)
-        return hand_rules if hasattr(hand_rules, "current_multiplier") else None
+        return ruleset
 
     def _seat_multiplier(self, seat: int) -> float:
         state = self.state
@@ -285,8 +283,7 @@ class EnvTable:
         key = (state.specials.indicator, dealer, tuple(p.melds), tuple(sorted(p.laid_out)))
         found = self._mult_cache.get(key)
         if found is None:
-            melds = tuple(Meld(m.kind, m.tiles, m.from_seat) for m in p.melds)
-            total = self._mult_rules.current_multiplier(melds, tuple(p.laid_out), dealer=dealer)
+            total = self._mult_rules.seat_multiplier(state.specials, p.melds, p.laid_out, dealer)
             found = log2_multiplier(total.total)
             if len(self._mult_cache) > 100_000:
                 self._mult_cache.clear()

@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from laizi.env.aec import LaiziAECEnv, OrderEnforcing
-from laizi.rules import PRESETS
+from laizi.rules import PRESETS, find_game
 
 __all__ = ["WUHAN_PRESETS", "env", "raw_env"]
 
-WUHAN_PRESETS = tuple(name for name in PRESETS if name.startswith("wuhan"))
+WUHAN_PRESETS = find_game("wuhan").presets()
 """The six Wuhan presets (红中 / 发财 / 七皮 × 开口翻 / 口口翻)."""
 
 
@@ -30,7 +30,7 @@ def raw_env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> LaiziAECEn
     ``render_mode``).
     """
     name = preset.get("preset") if isinstance(preset, dict) else preset
-    if isinstance(name, str) and not name.startswith("wuhan"):
+    if isinstance(name, str) and name in PRESETS and name not in WUHAN_PRESETS:
         raise ValueError(f"not a Wuhan preset: {name!r} (one of {', '.join(WUHAN_PRESETS)})")
     return LaiziAECEnv(preset, **kwargs)
 

@@ -1,27 +1,39 @@
-"""The rules of a room: settings and presets, Wuhan's hand rules (RULES.md Part A) and
-Baishan's (Part B, :mod:`laizi.rules.baishan`)."""
+"""The rules of a room: its settings, the engine's question list (:class:`Ruleset`), the one
+registry of games (:func:`find_game`, :func:`make_ruleset`) and one folder per game —
+:mod:`laizi.rules.wuhan` (RULES.md Part A) and :mod:`laizi.rules.baishan` (Part B), loaded
+through the registry.
 
-from laizi.rules.baishan import RANKS, Rank, rank_for
+>>> from laizi.rules import make_ruleset
+>>> make_ruleset("baishan").game
+'baishan'
+"""
+
 from laizi.rules.melds import MELD_KINDS, OPENING_KINDS, Meld
-from laizi.rules.ruleset import BaishanRules, HandRules, WuhanRules, ruleset
+from laizi.rules.ranks import RANKS, Rank, rank_for
+from laizi.rules.registry import GAMES, Game, find_game, game_ids, make_ruleset, register
+from laizi.rules.ruleset import HandView, Ruleset, SeatView, SpecialTiles, WinOffer
 from laizi.rules.settings import PRESETS, Settings, SettingsError, preset
-from laizi.rules.wuhan import SpecialTiles, special_tiles
 
 __all__ = [
+    "GAMES",
     "MELD_KINDS",
     "OPENING_KINDS",
     "PRESETS",
     "RANKS",
-    "BaishanRules",
-    "HandRules",
+    "Game",
+    "HandView",
     "Meld",
     "Rank",
+    "Ruleset",
+    "SeatView",
     "Settings",
     "SettingsError",
     "SpecialTiles",
-    "WuhanRules",
+    "WinOffer",
+    "find_game",
+    "game_ids",
+    "make_ruleset",
     "preset",
     "rank_for",
-    "ruleset",
-    "special_tiles",
+    "register",
 ]

@@ -1,173 +1,313 @@
-"""One object per room that answers the engine's rule questions (STYLE.md: the engine asks, it
-never special-cases a variant by name).
+"""The questions the engine asks a game, with the answers both games share.
 
->>> from laizi.rules import preset
->>> from laizi.tiles import parse_tile, format_tile
->>> rules = ruleset(preset("wuhan-qipi-kaikou"))
->>> hand = rules.hand_rules(parse_tile("5m"))
->>> pi = parse_tile("4m")
->>> format_tile(hand.special.laizi), hand.may_claim(pi), hand.must_lay_out(pi)
-('6m', False, True)
->>> rules.claim_order(dealer=0, discarder=2)
-(0, 1, 3)
+The engine (:mod:`laizi.engine.game`) knows the shape of a mahjong hand — deal, draw, discard,
+claim, kong, lay out, the final round, the end — and nothing about any game.  Whatever a rule
+text decides (which tiles are wild or must be laid out, who may chow, when the wall ends, whether
+a hand may win and what it pays, who deals next, what an escape costs) is a method of
+:class:`Ruleset`.  A game is a subclass in its own folder (``laizi.rules.wuhan``,
+``laizi.rules.baishan``) that overrides the hooks where its rules differ; the answers below are
+the ones both games give.
+
+A ruleset reads the hand in play through :class:`HandView` (the engine's ``HandState`` has
+that shape), so nothing here imports the engine.
+
+>>> from laizi.rules import make_ruleset
+>>> rules = make_ruleset("baishan")
+>>> rules.chow_allowed(discarder=2, claimer=3), rules.chow_allowed(discarder=2, claimer=1)
+(True, False)
+>>> rules.next_dealer(dealer=1, winner=None), rules.next_dealer(dealer=1, winner=2)
+(1, 2)
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from laizi.rules import baishan
 from laizi.rules.melds import Meld
-from laizi.rules.settings import Settings
-from laizi.rules.wuhan import SpecialTiles, claim_order, next_dealer, special_tiles, winning_tiles
+from laizi.tiles import format_tile, format_tiles
 
 if TYPE_CHECKING:
-    from laizi.scoring.baishan import BaishanSettlement
-    from laizi.scoring.model import Multiplier, Settlement, WinSituation
+    from laizi.rules.situation import Multiplier, PlayerHand, WinSituation
 
-__all__ = ["BaishanRules", "HandRules", "WuhanRules", "ruleset"]
-
-
-@dataclass(frozen=True)
-class WuhanRules:
-    """Wuhan's answers for one room's settings (RULES.md Part A)."""
-
-    settings: Settings
-
-    def hand_rules(self, indicator: int) -> HandRules:
-        """The rules of one hand, once its indicator is turned up (A2, A4)."""
-        return HandRules(self.settings, special_tiles(self.settings.variant, indicator))
-
-    def claim_order(self, dealer: int, discarder: int) -> tuple[int, ...]:
-        """一炮单响: who wins a discard (or robs a kong) that several claim, first first (A6)."""
-        return claim_order(self.settings.win_priority, dealer, discarder)
-
-    def next_dealer(self, dealer: int, winner: int | None) -> int:
-        """坐庄 (A9): ``winner`` None for a drawn hand."""
-        return next_dealer(dealer, winner)
-
-    def escape_payments(self, seat: int) -> tuple[Fraction, ...]:
-        """逃跑 (A9): the escaper pays the penalty, the others share it."""
-        from laizi.scoring.escape import escape_payments
-
-        return escape_payments(self.settings, seat)
-
-    def score(self, situation: WinSituation) -> Settlement:
-        """The settlement of a claimed win (A7–A10); ``.allowed`` is the win check."""
-        from laizi.scoring.settle import score
-
-        return score(situation)
-
-    def check_situation(self, situation: WinSituation) -> None:
-        """Raise ``InputError`` (naming the field) for a hand that can't have happened."""
-        from laizi.scoring.validate import check_situation
-
-        check_situation(situation)
+__all__ = ["HandView", "Ruleset", "SeatView", "SpecialTiles", "WinOffer", "claim_order"]
 
 
-@dataclass(frozen=True)
-class HandRules:
-    """The questions that depend on the hand's special tiles (laizi, pi, must-gang tiles)."""
+@dataclass(frozen=True, slots=True)
+class SpecialTiles:
+    """The hand's special tiles, fixed by the indicator at the deal (RULES.md A2–A4).
 
-    settings: Settings
-    special: SpecialTiles
-
-    def may_claim(self, tile: int) -> bool:
-        """Can this tile be chowed, punged, konged or won on when discarded?  Not the laizi, not a
-        must-gang tile: discarding either lays it out (A3, A4)."""
-        return tile != self.special.laizi and tile not in self.special.must_gang
-
-    def must_lay_out(self, tile: int) -> bool:
-        """A must-gang tile 红中/发财/癞子皮: while held, the player can't win (A4)."""
-        return tile in self.special.must_gang
-
-    def may_lay_out(self, tile: int) -> bool:
-        """Tiles a player may lay out on its own turn (each followed by a replacement draw)."""
-        return tile == self.special.laizi or tile in self.special.must_gang
-
-    def winning_tiles(self, concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
-        """The kinds that would complete a 3n+1 hand into an allowed win, minimum aside."""
-        return winning_tiles(concealed, melds, self.special)
-
-    def current_multiplier(
-        self, melds: Sequence[Meld], laid_out: Sequence[int], *, dealer: bool = False
-    ) -> Multiplier:
-        """A seat's multiplier during play, for table views."""
-        from laizi.scoring.settle import current_multiplier
-
-        return current_multiplier(self.settings, self.special, melds, laid_out, dealer=dealer)
-
-
-@dataclass(frozen=True)
-class BaishanRules:
-    """Baishan's answers for one room's settings (RULES.md Part B).
-
-    >>> from laizi.rules import preset
-    >>> rules = ruleset(preset("baishan"))
-    >>> rules.claim_order(dealer=0, discarder=2), rules.rank_for(90000).zh
-    ((3, 0, 1), '东风')
+    ``indicator`` the turned tile 翻牌, ``laizi`` the wild tile 癞子, ``pi`` the 癞子皮,
+    ``must_gang`` the tiles that must be laid out (红中, 发财, 癞子皮) and ``lay_out`` every kind
+    laid out rather than discarded — never chowed, punged, konged or won on (the must-gang tiles
+    and the laizi).  A game without an indicator has none of them.
     """
 
-    settings: Settings
+    indicator: int | None = None
+    laizi: int | None = None
+    pi: tuple[int, ...] = ()
+    must_gang: frozenset[int] = frozenset()
+    lay_out: frozenset[int] = frozenset()
 
-    def claim_order(self, dealer: int, discarder: int) -> tuple[int, ...]:
-        """One winner per discard: the first in turn order after the discarder (Part B)."""
+    def __repr__(self) -> str:
+        def tile(t: int | None) -> str:
+            return "-" if t is None else format_tile(t)
+
+        return (
+            f"SpecialTiles(indicator={tile(self.indicator)}, laizi={tile(self.laizi)}, "
+            f"pi={format_tiles(self.pi)}, must_gang={format_tiles(self.must_gang)})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WinOffer:
+    """A win the ruleset allows: the settlement it would pay (``payments`` four Fractions)."""
+
+    settlement: Any
+    payments: tuple[Fraction, ...]
+
+
+class SeatView(Protocol):
+    """One seat of the hand in play, as a ruleset reads it."""
+
+    @property
+    def counts(self) -> list[int]: ...
+    @property
+    def melds(self) -> list[Meld]: ...
+    @property
+    def laid_out(self) -> list[int]: ...
+    @property
+    def openings(self) -> int: ...
+    @property
+    def win_locked(self) -> bool: ...
+    @property
+    def declared_ready(self) -> bool: ...
+
+
+class HandView(Protocol):
+    """The hand in play, as a ruleset reads it (the engine's ``HandState`` has this shape)."""
+
+    @property
+    def players(self) -> Sequence[SeatView]: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def specials(self) -> SpecialTiles: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def drawn(self) -> int | None: ...
+    @property
+    def claim_tile(self) -> int | None: ...
+    @property
+    def claim_from(self) -> int | None: ...
+    @property
+    def after_kong(self) -> bool: ...
+
+
+def claim_order(win_priority: str, dealer: int, discarder: int) -> tuple[int, ...]:
+    """一炮单响 (A6): the seats that may win one discard, first claimant first.
+
+    ``from_dealer`` counts from the dealer in play order, ``from_discarder`` from the seat after
+    the discarder; the discarder never wins its own tile.  The same order settles several players
+    robbing one kong.
+
+    >>> claim_order("from_dealer", dealer=2, discarder=3)
+    (2, 0, 1)
+    >>> claim_order("from_discarder", dealer=2, discarder=3)
+    (0, 1, 2)
+    """
+    if win_priority == "from_dealer":
+        start = dealer
+    elif win_priority == "from_discarder":
+        start = discarder + 1
+    else:
+        raise ValueError(f"unknown win_priority {win_priority!r}")
+    return tuple(seat % 4 for seat in range(start, start + 4) if seat % 4 != discarder)
+
+
+class Ruleset(ABC):
+    """Base class of the games' rulesets.  Subclasses override the hooks their rules change."""
+
+    game: str = ""
+    """The game's id, written into records (``"wuhan"``)."""
+    settings: Any
+    """The room's settings (``laizi.rules.settings.Settings``)."""
+
+    # --- the wall -------------------------------------------------------------------------
+    uses_indicator: bool = True
+    """Whether a tile is turned after the deal (翻牌) to fix the special tiles."""
+    reserve: int = 0
+    """Tiles at the back of the wall never drawn by a normal draw (A8's 海底 reserve)."""
+
+    def specials(self, indicator: int | None) -> SpecialTiles:
+        """The special tiles of a hand with this indicator (``None`` when not used)."""
+        return SpecialTiles(indicator)
+
+    @abstractmethod
+    def final_round_starts(self, live: int, kongs_made: int) -> bool:
+        """Whether the next normal draw, with ``live`` drawable tiles left, opens the final round
+        (each player draws once and may only win: 海底 in Wuhan, 分张 in Baishan)."""
+
+    # --- claims ---------------------------------------------------------------------------
+    @staticmethod
+    def chow_source(claimer: int) -> int:
+        """The one seat ``claimer`` may chow from: the previous seat, 上家 (A5, Part B)."""
+        return (claimer + 3) % 4
+
+    def chow_allowed(self, discarder: int, claimer: int) -> bool:
+        """Whether ``claimer`` may chow a tile ``discarder`` threw (:meth:`chow_source`)."""
+        return discarder == self.chow_source(claimer)
+
+    @staticmethod
+    def chowable(tile: int) -> bool:
+        """Only suit tiles make sequences: honors are never chowed (A5, Part B)."""
+        return tile < 27  # the suits are ids 0–26 (laizi.tiles), honors 27–33
+
+    kong_robbable: bool = True
+    """抢杠: whether an added kong may be robbed (A6); a game that says no refuses ``rob_kong``
+    wins in :meth:`win_offer` and in its input checks."""
+
+    def win_order(self, dealer: int, discarder: int) -> Sequence[int]:
+        """Seats in the order that settles several claims to one win, discarder excluded: the
+        room's ``win_priority`` (一炮单响 A6; Baishan's preset counts from the discarder)."""
         return claim_order(self.settings.win_priority, dealer, discarder)
 
-    def next_dealer(self, dealer: int, winner: int | None) -> int:
-        """Stays on a dealer win or a drawn hand, else the next seat (Part B)."""
-        return next_dealer(dealer, winner)
+    def pass_win_locked(self) -> bool:
+        """Whether passing a win bars a seat from winning until its own next draw (A6)."""
+        return False
+
+    def declarable_discards(self, state: HandView, seat: int) -> Sequence[int]:
+        """The tiles ``seat``, on its turn, may discard while declaring ready (报听, Part B).
+
+        A seat that declared is locked: from then on it only discards what it draws, claims
+        nothing but a win and makes no kong.  Wuhan has no 报听: none."""
+        return ()
+
+    def kong_payments(
+        self, state: HandView, seat: int, kind: str, tile: int
+    ) -> tuple[Fraction, ...] | None:
+        """What a kong that stands pays on the spot (Baishan, Part B): four Fractions, zero-sum,
+        added to the hand's payments whatever its end; ``None`` when kongs pay nothing then
+        (Wuhan: a kong is a factor of the settlement, A7)."""
+        return None
+
+    # --- wins and money -------------------------------------------------------------------
+    @abstractmethod
+    def win_offer(self, state: HandView, seat: int, tile: int, how: str) -> WinOffer | None:
+        """The win ``seat`` could declare with ``tile`` (``how`` ∈ ``discard``, ``self_draw``,
+        ``rob_kong``), or ``None`` when the rules do not allow it.  For ``self_draw`` the tile
+        is already in the seat's concealed counts; for the others it is not."""
+
+    def why_no_win(self, state: HandView, seat: int) -> str:
+        """Why ``seat`` may not win now (an id for error messages, e.g. ``holds_special``):
+        the settlement's refusal reason for the tile it could win with."""
+        if state.phase in ("claim", "rob") and state.claim_tile is not None:
+            tile, how = state.claim_tile, "discard" if state.phase == "claim" else "rob_kong"
+            if state.players[seat].win_locked:
+                return "pass_win_locked"
+        elif state.drawn is not None and state.turn == seat:
+            tile, how = state.drawn, "self_draw"
+        else:
+            return "no_winning_tile"
+        try:
+            settlement = self.score(self.situation(state, seat, tile, how))
+        except NotImplementedError:  # a ruleset without a settlement gives no reason
+            return "not_allowed"
+        except ValueError:  # a hand the settlement can't read (e.g. the wrong size): no win
+            return "not_complete"
+        return getattr(settlement, "reason", None) or "not_allowed"
+
+    def drawn_payments(self, state: HandView) -> tuple[Fraction, ...]:
+        """What changes hands when nobody wins (Wuhan: nothing, A8)."""
+        return (Fraction(0),) * 4
 
     def escape_payments(self, seat: int) -> tuple[Fraction, ...]:
-        """逃跑: 64 × the room base, shared by the other three (Part B)."""
-        from laizi.scoring.escape import escape_payments
+        """逃跑 (A9, Part B): the escaper pays ``escape_penalty`` (in the room's unit), the
+        other three share it, so points stay zero-sum (``400 / 3`` stays an exact fraction)."""
+        if not 0 <= seat <= 3:
+            raise ValueError(f"seat must be 0–3, not {seat}")
+        penalty = self.settings.escape_penalty * self.settings.base
+        return tuple(-penalty if s == seat else penalty / 3 for s in range(4))
 
-        return escape_payments(self.settings, seat)
+    def next_dealer(self, dealer: int, winner: int | None) -> int:
+        """坐庄 (A9, Part B): stays on a dealer win or a drawn hand (``winner`` None), else the
+        deal passes to the next seat in play order."""
+        if winner is None or winner == dealer:
+            return dealer
+        return (dealer + 1) % 4
 
-    def kong_payments(self, dealer: int, seat: int, kind: str, tile: int) -> tuple[Fraction, ...]:
-        """What a kong pays on the spot (Part B)."""
-        return baishan.kong_payments(self.settings.base, dealer, seat, kind, tile)
+    def seat_multiplier(
+        self, specials: SpecialTiles, melds: Sequence[Meld], laid_out: Sequence[int], dealer: bool
+    ) -> Multiplier | None:
+        """A seat's multiplier during play, with its factors (``None`` if the game has none)."""
+        return None
 
-    def winning_tiles(
-        self, concealed: Sequence[int], melds: Sequence[baishan.MeldLike]
-    ) -> list[int]:
-        """The kinds that complete a 3n+1 hand into an allowed win."""
-        return baishan.winning_tiles(concealed, melds)
+    def multipliers(self, state: HandView) -> list[dict[str, Any]] | None:
+        """Every seat's current multiplier with its factors, for views (``None`` if the game
+        has none)."""
+        found = []
+        for seat, p in enumerate(state.players):
+            m = self.seat_multiplier(state.specials, p.melds, p.laid_out, seat == state.dealer)
+            if m is None:
+                return None
+            found.append(m.to_json())
+        return found
 
-    def declarable_discards(
-        self, concealed: Sequence[int], melds: Sequence[baishan.MeldLike]
-    ) -> list[int]:
-        """报听: the discards after which a 3n+2 hand may declare ready."""
-        return baishan.declarable_discards(concealed, melds)
+    # --- the settlement -------------------------------------------------------------------
+    def score(self, situation: WinSituation) -> Any:
+        """The settlement of a claimed win (``.allowed`` is the win check, ``.payments``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no settlement")
 
-    def rank_for(self, points: int | Fraction) -> baishan.Rank:
-        """The strength-point rank (白板 … 雀神)."""
-        return baishan.rank_for(points)
+    def check_situation(self, situation: WinSituation) -> None:  # noqa: B027  (none by default)
+        """Raise ``InputError`` (naming the field) for a finished hand that can't have happened.
 
-    def score(self, situation: WinSituation) -> BaishanSettlement:
-        """The settlement of a claimed win, kong payments included (Part B)."""
-        from laizi.scoring.baishan import score_baishan
+        Run once, where a hand comes in from outside (``laizi.scoring.situation_from_json``);
+        the settlement trusts its input."""
 
-        return score_baishan(situation)
+    @classmethod
+    def check_meld_source(cls, seat: int, meld: Meld, field: str) -> None:
+        """A claimed tile comes from another seat, a chow's from :meth:`chow_source`
+        (``InputError`` naming ``field`` otherwise)."""
+        from laizi.rules.situation import InputError, check_seat
 
-    def check_situation(self, situation: WinSituation) -> None:
-        from laizi.scoring.baishan import check_baishan
+        if meld.from_seat is None:
+            return
+        source = check_seat(meld.from_seat, field)
+        if source == seat:
+            raise InputError(field, "a claimed tile comes from another seat")
+        if meld.kind == "chow" and source != cls.chow_source(seat):
+            raise InputError(
+                field, f"a chow is claimed from the previous seat only ({cls.chow_source(seat)})"
+            )
 
-        check_baishan(situation)
+    def situation(self, state: HandView, seat: int, tile: int, how: str) -> WinSituation:
+        """The :class:`~laizi.rules.situation.WinSituation` of ``seat`` winning now on ``tile``."""
+        raise NotImplementedError(f"{type(self).__name__} has no settlement")
 
+    def scoring_hands(
+        self, state: HandView, seat: int, tile: int, how: str
+    ) -> tuple[PlayerHand, ...]:
+        """Every seat as a ``PlayerHand`` — concealed tiles (the winner's without the
+        self-drawn ``tile``), melds, laid-out tiles and 报听 — for :meth:`situation`."""
+        from laizi.rules.situation import PlayerHand
 
-_RULES: dict[str, type[WuhanRules] | type[BaishanRules]] = {
-    "wuhan": WuhanRules,
-    "baishan": BaishanRules,
-}
+        players = []
+        for s, p in enumerate(state.players):
+            concealed = [t for t in range(34) for _ in range(p.counts[t])]
+            if s == seat and how == "self_draw":
+                concealed.remove(tile)
+            players.append(
+                PlayerHand(tuple(concealed), tuple(p.melds), tuple(p.laid_out), None,
+                           p.declared_ready)
+            )
+        return tuple(players)
 
-
-def ruleset(settings: Settings) -> WuhanRules | BaishanRules:
-    """The rules object for a room's settings: Wuhan's (Part A) or Baishan's (Part B)."""
-    try:
-        return _RULES[settings.game](settings)
-    except KeyError:
-        raise ValueError(f"no rules for game {settings.game!r}") from None
+    def settings_json(self) -> Any:
+        """The settings as written into a record's ``start`` event."""
+        return self.settings.to_json()

@@ -28,6 +28,8 @@ from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
+from laizi.rules.registry import GAMES, WUHAN_ONLY, find_game
+
 __all__ = [
     "GAMES",
     "MODES",
@@ -40,28 +42,10 @@ __all__ = [
     "preset",
 ]
 
-GAMES = ("wuhan", "baishan")
-"""Games this version knows: Wuhan (Part A) and Baishan (Part B)."""
 VARIANTS = ("hongzhong", "hongzhong_facai", "qipi_silai", "none")
 """Wuhan tile variants, RULES.md A1 (``"none"``: Baishan, which has no variants)."""
 MODES = ("kaikou", "koukou", "none")
 """Wuhan doubling modes, RULES.md A1: 开口翻 and 口口翻 (``"none"``: Baishan)."""
-WUHAN_ONLY = frozenset(
-    {
-        "variant",
-        "mode",
-        "laizi_gang_factor",
-        "big_self_draw_factor",
-        "big_discard_factor",
-        "pass_win_locked",
-        "haidi_reserve",
-        "golden_cap",
-        "sunshine_cap",
-        "three_suns_cap",
-        "min_points",
-    }
-)
-"""Settings that mean nothing in Baishan (Part B): a Baishan room can't override them."""
 WIN_PRIORITIES = ("from_dealer", "from_discarder")
 """Who wins a discard several players claim, RULES.md A6 一炮单响."""
 
@@ -133,7 +117,8 @@ class Settings:
                 raise SettingsError(str(key), "unknown setting")
             if key in ("preset", "game") and value != getattr(self, key):
                 raise SettingsError(key, f"is fixed by the preset ({getattr(self, key)!r})")
-            if self.game == "baishan" and key in WUHAN_ONLY and value != getattr(self, key):
+            unused = find_game(self.game).unused_settings
+            if key in unused and value != getattr(self, key):
                 raise SettingsError(str(key), "is a Wuhan setting; Baishan rooms have no such rule")
             changes[key] = _coerce(key, value)
         return dataclasses.replace(self, **changes)
@@ -157,8 +142,9 @@ class Settings:
 
         A Baishan room leaves out the Wuhan-only settings (:data:`WUHAN_ONLY`)."""
         out: dict[str, Any] = {}
+        unused = find_game(self.game).unused_settings
         for field in fields(self):
-            if self.game == "baishan" and field.name in WUHAN_ONLY:
+            if field.name in unused:
                 continue
             value = getattr(self, field.name)
             out[field.name] = _json_value(value)
@@ -239,7 +225,7 @@ def _validate(s: Settings) -> None:
             raise SettingsError(key, f"{getattr(s, key)!r} is not one of {', '.join(choices)}")
     for key in ("variant", "mode"):
         # "none" is Baishan's (no variants); a Wuhan room always has a real one (A1).
-        if (getattr(s, key) == "none") != (s.game == "baishan"):
+        if (getattr(s, key) == "none") != (key in find_game(s.game).unused_settings):
             raise SettingsError(key, f"{getattr(s, key)!r} does not go with game {s.game!r}")
     for key in ("laizi_gang_factor", "big_self_draw_factor", "big_discard_factor"):
         if not 1 <= getattr(s, key) <= _MAX_FACTOR:
@@ -273,7 +259,8 @@ def _validate(s: Settings) -> None:
         raise SettingsError("cap", "must be greater than 0")
     # The ladder only climbs: 封顶 ≤ 金顶 ≤ 阳光顶 ≤ 三阳开泰 (A9).
     ladder = ("cap", "golden_cap", "sunshine_cap", "three_suns_cap")
-    for lower, higher in pairwise(ladder if s.game == "wuhan" else ()):  # Baishan: one cap
+    one_cap = "golden_cap" in find_game(s.game).unused_settings  # Baishan: one cap
+    for lower, higher in pairwise(() if one_cap else ladder):
         if getattr(s, higher) < getattr(s, lower):
             raise SettingsError(
                 higher, f"must not be below {lower} ({_exact_text(getattr(s, lower))})"

@@ -1,6 +1,11 @@
-"""The settlement 结算 of a Wuhan win (RULES.md A7, A9, A10): who pays whom, how much, and why.
+"""Scoring a finished hand from outside: ``laizi score``'s way in.
 
->>> from laizi.scoring import situation_from_json, score
+A finished hand comes in as JSON (:func:`situation_from_json`, checked once, there, by its game's
+rules); :func:`score` hands it to its game's settlement (``laizi.rules.wuhan.settle``,
+``laizi.rules.baishan.settle``) through the registry.  The values are ``laizi.rules.situation``'s,
+exported here too.  This package holds no rule, never imports a game's folder, and nothing in
+``laizi.rules`` imports it.
+
 >>> s = score(situation_from_json({
 ...     "rules": {"preset": "wuhan-hongzhong-koukou", "min_points": 0},
 ...     "dealer": 2, "indicator": "5m", "winner": 3, "win": "discard", "from": 0,
@@ -18,24 +23,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
+from laizi.numbers import number_text
 from laizi.rules.melds import Meld
-from laizi.rules.ruleset import ruleset
+from laizi.rules.situation import Factor, InputError, Multiplier, PlayerHand, WinSituation
 from laizi.scoring.escape import escape_payments
 from laizi.scoring.input import situation_from_json
-from laizi.scoring.model import (
-    Factor,
-    InputError,
-    Multiplier,
-    PlayerHand,
-    Settlement,
-    WinSituation,
-)
-from laizi.scoring.settle import current_multiplier, multipliers, standing_factors
-
-if TYPE_CHECKING:
-    from laizi.scoring.baishan import BaishanSettlement
 
 __all__ = [
     "Factor",
@@ -43,18 +37,17 @@ __all__ = [
     "Meld",
     "Multiplier",
     "PlayerHand",
-    "Settlement",
     "WinSituation",
-    "current_multiplier",
     "escape_payments",
-    "multipliers",
+    "number_text",
     "score",
     "situation_from_json",
-    "standing_factors",
 ]
 
 
-def score(situation: WinSituation) -> Settlement | BaishanSettlement:
-    """Settle a claimed win by the rules of its room's game: Wuhan (A3–A10,
-    :func:`laizi.scoring.settle.score`) or Baishan (Part B, :mod:`laizi.scoring.baishan`)."""
-    return ruleset(situation.settings).score(situation)
+def score(situation: WinSituation) -> Any:
+    """Settle a claimed win by the rules of its room's game (the game's settlement object:
+    ``.allowed``, ``.payments``, ``.to_json()``, ``.explain(lang)``)."""
+    from laizi.rules.registry import make_ruleset
+
+    return make_ruleset(situation.settings).score(situation)

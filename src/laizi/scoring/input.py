@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from laizi.rules.melds import MELD_KINDS, Meld
-from laizi.rules.ruleset import ruleset
+from laizi.rules.registry import make_ruleset
 from laizi.rules.settings import Settings, SettingsError
-from laizi.scoring.model import InputError, PlayerHand, WinSituation
+from laizi.rules.situation import InputError, PlayerHand, WinSituation
 from laizi.tiles import TileParseError, parse_tile, parse_tiles
 
 __all__ = ["situation_from_json"]
@@ -64,7 +64,7 @@ def situation_from_json(obj: Any) -> WinSituation:
         players=players,  # type: ignore[arg-type]
         after_kong_discard=_bool(data.get("after_kong_discard", False), "after_kong_discard"),
     )
-    ruleset(settings).check_situation(situation)  # Wuhan's or Baishan's checks
+    make_ruleset(settings).check_situation(situation)  # the game's checks, once, here
     return situation
 
 
@@ -106,7 +106,7 @@ def _meld(obj: Any, field: str) -> Meld:
     if kind == "concealed_kong" and source is not None:
         raise InputError(f"{field}.from", "a concealed_kong takes no tile from anyone")
     try:
-        return Meld(kind, tuple(tiles), source)
+        return Meld.checked(kind, tuple(tiles), source)
     except ValueError as error:
         raise InputError(f"{field}.tiles", str(error)) from None
 

@@ -60,7 +60,7 @@ from sqlalchemy import (
     update,
 )
 
-from laizi.rules import RANKS, Rank, Settings, rank_for
+from laizi.rules import RANKS, Rank, Settings, game_ids, rank_for
 from laizi.server.accounts import accounts
 from laizi.server.store import events, hands, metadata, rooms, seats
 from laizi.tiles import parse_tile
@@ -93,7 +93,7 @@ __all__ = [
 
 log = logging.getLogger("laizi.server")
 
-GAMES = ("wuhan", "baishan")
+GAMES = game_ids()
 MODEL = PlackettLuce()
 MU = MODEL.mu
 SIGMA = MODEL.sigma

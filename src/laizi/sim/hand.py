@@ -15,7 +15,7 @@ from typing import Any
 
 from laizi.bots.base import Bot
 from laizi.engine import apply, legal_actions, new_hand, view
-from laizi.engine.ruleset import Ruleset
+from laizi.rules.ruleset import Ruleset
 
 __all__ = ["HandOutcome", "derive_seed", "play_hand", "wall_seed"]
 

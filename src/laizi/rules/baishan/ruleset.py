@@ -1,0 +1,113 @@
+"""The Baishan ruleset (RULES.md Part B): the object the engine asks.
+
+No indicator and no tiles laid out; the final round (分张) starts when 18 tiles are left, or 4
+once a kong was made; 报听 on a single wait locks the hand; kongs are paid on the spot; one
+winner per discard, first after the discarder (the preset's ``win_priority``); nobody robs a
+kong.  The answers come from this folder (:mod:`.readings`, :mod:`.settle`, :mod:`.validate`);
+the hand's shape is checked first (:mod:`laizi.hand`) so the settlement runs only when a win is
+possible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from laizi import hand as shapes
+from laizi.rules.baishan.readings import declarable_discards
+from laizi.rules.baishan.settle import BaishanSettlement, kong_payments, score
+from laizi.rules.baishan.validate import check_situation
+from laizi.rules.ruleset import HandView, Ruleset, WinOffer
+from laizi.rules.settings import Settings
+from laizi.rules.situation import InputError, WinSituation
+from laizi.tiles import TERMINALS_AND_HONORS
+
+__all__ = ["BaishanRuleset"]
+
+SPLIT_WITH_KONG = 4
+SPLIT_WITHOUT_KONG = 18
+"""分张 (Part B): "如果有杠，倒数第4张牌分张。如果没杠倒数第9叠分张" — 9 stacks of two."""
+
+
+class BaishanRuleset(Ruleset):
+    """白山麻将 (Part B)."""
+
+    game = "baishan"
+    uses_indicator = False
+    reserve = 0
+    kong_robbable = False  # Baishan has no robbing of kongs, 抢杠 (Part B)
+
+    def __init__(self, settings: Settings) -> None:
+        if settings.game != self.game:
+            raise ValueError(f"not Baishan settings: game {settings.game!r}")
+        self.settings = settings
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.settings!r})"
+
+    def final_round_starts(self, live: int, kongs_made: int) -> bool:
+        """分张: each player draws one more tile, may win with it, discards nothing."""
+        return live <= (SPLIT_WITH_KONG if kongs_made else SPLIT_WITHOUT_KONG)
+
+    def declarable_discards(self, state: HandView, seat: int) -> Sequence[int]:
+        """报听 on a single wait (夹, 边, 单调) or on terminals only (Part B)."""
+        player = state.players[seat]
+        return declarable_discards(player.counts, player.melds)
+
+    def kong_payments(
+        self, state: HandView, seat: int, kind: str, tile: int
+    ) -> tuple[Fraction, ...]:
+        return kong_payments(self.settings.base, state.dealer, seat, kind, tile)
+
+    # --- wins -----------------------------------------------------------------------------
+    def win_offer(self, state: HandView, seat: int, tile: int, how: str) -> WinOffer | None:
+        if how == "rob_kong" and not self.kong_robbable:
+            return None
+        player = state.players[seat]
+        counts = player.counts
+        if how != "self_draw":
+            counts = counts[:]
+            counts[tile] += 1
+        if not shapes.complete(counts) and (player.melds or not _special_shape(counts)):
+            return None
+        settlement = score(self.situation(state, seat, tile, how))
+        if not settlement.allowed:
+            return None
+        # The kongs were paid on the spot (``kong_payments``): the engine adds them itself.
+        return WinOffer(settlement, settlement.win_payments)
+
+    def situation(self, state: HandView, seat: int, tile: int, how: str) -> WinSituation:
+        """The :class:`~laizi.rules.situation.WinSituation` of ``seat`` winning now on ``tile``."""
+        players = self.scoring_hands(state, seat, tile, how)
+        discard = how == "discard"
+        return WinSituation(
+            self.settings,
+            state.dealer,
+            None,
+            seat,
+            how,
+            state.claim_from if discard else None,
+            tile,
+            not discard and state.after_kong,  # 杠后开: won on a replacement draw
+            False,
+            players,  # type: ignore[arg-type]
+            discard and state.after_kong,  # 杠后点炮: the discard came right after a kong
+        )
+
+    def score(self, situation: WinSituation) -> BaishanSettlement:
+        """The settlement of a claimed win, kong payments included (Part B)."""
+        return score(situation)
+
+    def check_situation(self, situation: WinSituation) -> None:
+        if situation.win == "rob_kong" and not self.kong_robbable:
+            raise InputError("win", "Baishan has no robbing of kongs (抢杠): discard or self_draw")
+        check_situation(situation)
+
+
+def _special_shape(counts: list[int]) -> bool:
+    """Seven pairs or thirteen orphans (a closed 14-tile hand), odd counts tested first."""
+    if 1 in counts or 3 in counts:
+        return sum(counts[t] for t in TERMINALS_AND_HONORS) == 14 and shapes.thirteen_orphans(
+            counts
+        )
+    return shapes.seven_pairs(counts)

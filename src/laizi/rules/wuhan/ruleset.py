@@ -1,0 +1,114 @@
+"""The Wuhan ruleset (RULES.md Part A): the object the engine asks.
+
+Its answers come from this folder: the special tiles (:mod:`.specials`), the readings of a win
+(:mod:`.readings`), the settlement (:mod:`.settle`) and the input checks (:mod:`.validate`).  The
+hand's shape is checked first (:mod:`laizi.hand`) so that the full settlement runs only when a
+win is possible at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from laizi import hand as hand_shapes
+from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
+from laizi.rules.settings import Settings
+from laizi.rules.situation import WinSituation
+from laizi.rules.wuhan.readings import holds_must_gang, shapeless_family
+from laizi.rules.wuhan.settle import Settlement, current_multiplier, score
+from laizi.rules.wuhan.specials import special_tiles
+from laizi.rules.wuhan.validate import check_situation
+
+if TYPE_CHECKING:
+    from laizi.rules.melds import Meld
+    from laizi.rules.situation import Multiplier
+
+__all__ = ["WuhanRuleset"]
+
+FINAL_ROUND = 4
+"""A8: the 海底 round starts when the live wall (the reserve left aside) is down to 4 tiles."""
+
+
+class WuhanRuleset(Ruleset):
+    """武汉麻将: 红中癞子杠, 红中发财杠, 七皮四赖 × 开口翻 / 口口翻, as the settings say."""
+
+    game = "wuhan"
+    uses_indicator = True
+
+    def __init__(self, settings: Settings) -> None:
+        if settings.game != self.game:
+            raise ValueError(f"not Wuhan settings: game {settings.game!r}")
+        self.settings = settings
+        self.reserve = settings.haidi_reserve
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.settings!r})"
+
+    # --- tiles ----------------------------------------------------------------------------
+    def specials(self, indicator: int | None) -> SpecialTiles:
+        """Indicator, laizi, pi and must-gang tiles (A2, A4), and what is laid out (A3, A4)."""
+        assert indicator is not None
+        return special_tiles(self.settings.variant, indicator)
+
+    def final_round_starts(self, live: int, kongs_made: int) -> bool:
+        return live <= FINAL_ROUND
+
+    # --- claims ---------------------------------------------------------------------------
+    def pass_win_locked(self) -> bool:
+        """过胡 (A6): as the room's ``pass_win_locked`` says."""
+        return bool(self.settings.pass_win_locked)
+
+    # --- wins -----------------------------------------------------------------------------
+    def win_offer(self, state: HandView, seat: int, tile: int, how: str) -> WinOffer | None:
+        player = state.players[seat]
+        # Cheap refusals first (A6): never opened, or a must-gang tile held (A4).
+        if not player.openings:
+            return None
+        counts = player.counts
+        if how != "self_draw":
+            counts = counts[:]
+            counts[tile] += 1
+        specials = state.specials
+        if holds_must_gang(counts, specials.must_gang):
+            return None
+        if not hand_shapes.complete(counts, specials.laizi) and not shapeless_family(
+            counts, player.melds, specials.laizi
+        ):
+            return None
+        settlement = score(self.situation(state, seat, tile, how))
+        if not settlement.allowed:
+            return None
+        return WinOffer(settlement, tuple(settlement.payments))
+
+    def situation(self, state: HandView, seat: int, tile: int, how: str) -> WinSituation:
+        """The :class:`~laizi.rules.situation.WinSituation` of ``seat`` winning now on ``tile``."""
+        players = self.scoring_hands(state, seat, tile, how)
+        from_seat = None if how == "self_draw" else state.claim_from
+        assert state.specials.indicator is not None
+        return WinSituation(
+            self.settings,
+            state.dealer,
+            state.specials.indicator,
+            seat,
+            how,
+            from_seat,
+            tile,
+            how == "self_draw" and state.after_kong,
+            state.phase == "final",
+            players,  # type: ignore[arg-type]
+        )
+
+    def score(self, situation: WinSituation) -> Settlement:
+        """The settlement of a claimed win (A7–A10); ``.allowed`` is the win check."""
+        return score(situation)
+
+    def check_situation(self, situation: WinSituation) -> None:
+        check_situation(situation)
+
+    # --- money ----------------------------------------------------------------------------
+    def seat_multiplier(
+        self, specials: SpecialTiles, melds: Sequence[Meld], laid_out: Sequence[int], dealer: bool
+    ) -> Multiplier:
+        """A seat's multiplier during play with its factors (A7; shown on the table)."""
+        return current_multiplier(self.settings, specials, melds, laid_out, dealer=dealer)

@@ -1,0 +1,84 @@
+"""Helpers the engine, bot and Baishan tests share: replay scripts in a few words, and the
+hidden-information shuffle the view tests use."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from laizi.engine import HandState
+from laizi.engine.script import ScriptUnfinished, run_script
+
+RULES = {"preset": "wuhan-hongzhong-kaikou", "min_points": 0}
+
+
+def act(text: str) -> dict[str, Any]:
+    """``"1 chow 789m"`` → ``{"seat": 1, "type": "chow", "tiles": "789m"}``."""
+    seat, kind, *rest = text.split()
+    obj: dict[str, Any] = {"seat": int(seat), "type": kind}
+    if rest:
+        obj["tiles" if kind == "chow" else "tile"] = rest[0]
+    return obj
+
+
+def script(hands, actions, draws=(), replacements=(), indicator="8s", dealer=0, **rules):
+    return {
+        "rules": {**RULES, **rules},
+        "dealer": dealer,
+        "hands": hands,
+        "indicator": indicator,
+        "draws": list(draws),
+        "replacements": list(replacements),
+        "actions": [act(a) for a in actions],
+    }
+
+
+def state_when_script_ends(obj):
+    with pytest.raises(ScriptUnfinished) as caught:
+        run_script(obj)
+    return caught.value.result.state
+
+
+KONG_HANDS = [
+    "1111m 3m5m7m 2p4p6p 2s4s6s 3z",  # 暗杠 1m, then discards 3z
+    "333z 2m4m6m 3p5p7p 3s5s7s 1p",  # 冲杠 on 3z, discards 2m
+    "22m 1p9p 1s9s 1z2z4z5z6z 8m8p",  # pungs 2m, later adds the fourth (蓄杠)
+    "4m8m9m 1p3p4p7p8p 1s2s4s 6z 7z",
+]
+KONG_ACTIONS = [
+    "0 concealed_kong 1m",
+    "0 discard 3z",
+    "1 kong",
+    "1 discard 2m",
+    "2 pung",
+    "2 discard 1z",
+    "3 discard 9m",
+    "0 discard 9p",
+    "1 discard 8s",
+    "2 added_kong 2m",
+]
+
+
+def hidden_shuffled(state: HandState, seat: int | None, rng: random.Random) -> HandState:
+    """A copy where every tile ``seat`` can't see (others' concealed tiles, the wall) is
+    dealt around differently, hand sizes kept (``seat`` None: a spectator, who sees none)."""
+    other = state.copy()
+    hidden = list(state.wall[state.front : state.back])
+    seats = [s for s in range(4) if s != seat]
+    for s in seats:
+        hidden += other.players[s].concealed()
+    rng.shuffle(hidden)
+    position = 0
+    for s in seats:
+        size = other.players[s].size()
+        counts = [0] * 34
+        for tile in hidden[position : position + size]:
+            counts[tile] += 1
+        other.players[s].counts = counts
+        position += size
+    other.wall = state.wall[: state.front] + tuple(hidden[position:]) + state.wall[state.back :]
+    other.legal_cache = None
+    other.offers = {}
+    return other

@@ -1,0 +1,155 @@
+"""The layers keep their import rules, and only the registry names a game (docs/architecture.md).
+
+- ``laizi.rules`` never imports the engine, the server, the web client, the bots, the envs or
+  ``laizi.scoring`` (which reads ``laizi score``'s input and imports the rules);
+- the engine never imports a game's folder (``laizi.rules.wuhan``, ``laizi.rules.baishan``): it
+  gets a ruleset from the registry;
+- ``laizi.scoring`` (shared values) never imports a game's folder;
+- the base of ``laizi.rules`` (the question list, registry, settings, melds) imports no game;
+- nothing but ``laizi/rules/registry.py`` compares a value with a game id.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from laizi.rules.registry import GAMES
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = SRC / "laizi"
+GAME_FOLDERS = tuple(f"laizi.rules.{game}" for game in GAMES)
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top, in a function or under TYPE_CHECKING."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+MODULES = {module_name(p): imports_of(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def offenders(importers: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{module} imports {target}"
+        for module, targets in MODULES.items()
+        if within(module, importers)
+        for target in targets
+        if within(target, forbidden)
+    )
+
+
+def test_the_walk_sees_the_modules_and_their_imports() -> None:
+    assert "laizi.rules.wuhan.ruleset" in MODULES and "laizi.engine.game" in MODULES
+    assert "laizi.rules.ruleset.Ruleset" in MODULES["laizi.engine.state"]
+    assert "laizi.rules.wuhan.settle" in MODULES["laizi.rules.wuhan.ruleset"]
+
+
+def test_rules_import_no_engine_server_web_bots_env_or_scoring() -> None:
+    outer = ("laizi.engine", "laizi.server", "laizi.web", "laizi.bots", "laizi.env", "laizi.sim")
+    assert offenders(("laizi.rules",), (*outer, "laizi.scoring")) == []
+
+
+def test_the_engine_imports_no_game_folder() -> None:
+    assert offenders(("laizi.engine",), GAME_FOLDERS) == []
+
+
+def test_scoring_imports_no_game_folder() -> None:
+    assert offenders(("laizi.scoring",), GAME_FOLDERS) == []
+
+
+def test_the_base_of_rules_imports_no_game_folder() -> None:
+    base = [m for m in MODULES if within(m, ("laizi.rules",)) and not within(m, GAME_FOLDERS)]
+    assert "laizi.rules.registry" in base and "laizi.rules" in base
+    found = [f"{m} imports {t}" for m in base for t in MODULES[m] if within(t, GAME_FOLDERS)]
+    assert found == []
+
+
+def test_a_game_folder_imports_no_other_game() -> None:
+    for folder in GAME_FOLDERS:
+        others = tuple(f for f in GAME_FOLDERS if f != folder)
+        assert offenders((folder,), others) == []
+
+
+_IDS = "|".join(GAMES)
+GAME_COMPARISON = re.compile(
+    rf"""(==|!=)=?\s*["']({_IDS})["']|["']({_IDS})["']\s*(==|!=)|startswith\(\s*["']({_IDS})"""
+)
+GAME_TUPLE = re.compile(rf"""["']({_IDS})["']\s*,\s*["']({_IDS})["']""")
+REGISTRY = PACKAGE / "rules" / "registry.py"
+PENDING = {
+    # The web client still computes Wuhan's multipliers itself; the client that shows the
+    # server's multipliers (seat views carry them) is being written on another branch.
+    ("web/static/model.js", 'if (model.game === "wuhan") {'),
+}
+
+
+def game_name_checks() -> set[tuple[str, str]]:
+    found = set()
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.suffix not in (".py", ".js") or path == REGISTRY:
+            continue
+        for line in path.read_text("utf-8").splitlines():
+            text = line.strip()
+            python_tuple = path.suffix == ".py" and GAME_TUPLE.search(text)
+            if GAME_COMPARISON.search(text) or python_tuple:
+                found.add((path.relative_to(PACKAGE).as_posix(), text))
+    return found
+
+
+def test_only_the_registry_compares_a_game_name() -> None:
+    assert game_name_checks() <= PENDING
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['if settings.game == "baishan":', "x = g != 'wuhan'", 'if (m.game === "wuhan") {',
+     'name.startswith("wuhan")', 'GAMES = ("wuhan", "baishan")'],
+)
+def test_the_check_catches_a_game_name(line: str) -> None:
+    assert GAME_COMPARISON.search(line) or GAME_TUPLE.search(line)
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    tests = Path(__file__).resolve().parent
+    found = []
+    for path in sorted(tests.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            found += [
+                f"{path.name} imports {n}"
+                for n in names
+                if n.rpartition(".")[2].startswith("test_")
+            ]
+    assert found == []
