@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,29 @@ async def play(client: Client, rng: random.Random, stop: Any = None) -> None:
             raise AssertionError(message)
         if stop is not None and stop(client, message):
             return
+
+
+# -- accounts over HTTP and WebSocket against a real server ---------------------------------------
+def http(srv: ServerProcess, method: str, path: str, body: Any = None, cookie: str = "") -> Any:
+    request = urllib.request.Request(
+        srv.http + path,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Cookie": cookie},
+        method=method,
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def login_cookie(srv: ServerProcess, name: str) -> str:
+    status, headers, _ = http(srv, "POST", "/api/register", {"name": name, "password": "password1"})
+    assert status == 201
+    return headers["Set-Cookie"].split(";")[0]
+
+
+async def connect(srv: ServerProcess, cookie: str = "") -> Client:
+    headers = {"Cookie": cookie} if cookie else {}
+    return Client(await websockets.connect(srv.ws, max_size=2**22, additional_headers=headers))

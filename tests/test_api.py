@@ -11,18 +11,16 @@ import json
 import random
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import websockets
 from sqlalchemy import create_engine, delete
 
 from laizi.engine import parse_record, verify
 from laizi.server.store import database_url
-from tests.server_helpers import SRC, Client, ServerProcess, play
+from tests.server_helpers import SRC, ServerProcess, connect, http, login_cookie, play
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 
@@ -161,31 +159,6 @@ def test_leaderboard_and_lobby_shapes(client: Any) -> None:
 
 
 # -- a real server: a match booked to the accounts -------------------------------------------------
-def http(srv: ServerProcess, method: str, path: str, body: Any = None, cookie: str = "") -> Any:
-    request = urllib.request.Request(
-        srv.http + path,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Cookie": cookie},
-        method=method,
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as r:
-            return r.status, r.headers, r.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read()
-
-
-def login_cookie(srv: ServerProcess, name: str) -> str:
-    status, headers, _ = http(srv, "POST", "/api/register", {"name": name, "password": "password1"})
-    assert status == 201
-    return headers["Set-Cookie"].split(";")[0]
-
-
-async def connect(srv: ServerProcess, cookie: str = "") -> Client:
-    headers = {"Cookie": cookie} if cookie else {}
-    return Client(await websockets.connect(srv.ws, max_size=2**22, additional_headers=headers))
-
-
 def test_a_match_books_points_ratings_history_and_survives_a_lost_booking(
     tmp_path: Path, db_url: str
 ) -> None:

@@ -104,11 +104,6 @@ GAME_COMPARISON = re.compile(
 )
 GAME_TUPLE = re.compile(rf"""["']({_IDS})["']\s*,\s*["']({_IDS})["']""")
 REGISTRY = PACKAGE / "rules" / "registry.py"
-PENDING = {
-    # The web client still computes Wuhan's multipliers itself; the client that shows the
-    # server's multipliers (seat views carry them) is being written on another branch.
-    ("web/static/model.js", 'if (model.game === "wuhan") {'),
-}
 
 
 def game_name_checks() -> set[tuple[str, str]]:
@@ -125,7 +120,7 @@ def game_name_checks() -> set[tuple[str, str]]:
 
 
 def test_only_the_registry_compares_a_game_name() -> None:
-    assert game_name_checks() <= PENDING
+    assert game_name_checks() == set()
 
 
 @pytest.mark.parametrize(

@@ -45,9 +45,7 @@ from laizi.server.ratings import (
     strength_deltas,
 )
 from laizi.server.store import Store, events, hands, rooms, seats
-from tests.server_helpers import Client, ServerProcess
-from tests.test_accounts import FAST_HASH
-from tests.test_api import connect, http, login_cookie
+from tests.server_helpers import FAST_HASH, Client, ServerProcess, connect, http, login_cookie, play
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
 
@@ -600,7 +598,6 @@ def test_seats_table_is_what_the_join_check_reads(store: Store) -> None:
 def test_a_played_baishan_match_books_its_own_totals(tmp_path: Path) -> None:
     """Two accounts play a real Baishan match to its end (kongs paid on the spot and all): the
     booked seat totals are the table's, exactly, and the two accounts' points add up to 0."""
-    from tests.test_server import play
 
     with ServerProcess(tmp_path / "db.sqlite3") as srv:
         ann, bo = login_cookie(srv, "Ann"), login_cookie(srv, "Bo")
