@@ -419,7 +419,7 @@ def test_one_account_takes_one_seat(tmp_path: Path, db_url: str) -> None:
                 await second.send({"type": "join", "room": code, **fields})
                 error = await _error(second)
                 assert error["code"] == "already_seated"
-                assert "一个账号只能占一个座位" in error["message"]
+                assert "一个账号只能占一个座位" in error["message_zh"]
                 assert "your account already holds seat 0" in error["message"]
             info = _info(srv, code)
             assert [s["kind"] for s in info["seats"]] == ["human", "human", "empty", "empty"]
