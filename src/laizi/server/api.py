@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from laizi.engine.record import to_jsonl
 from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
+from laizi.server.limits import LimitError, LobbyCache
 from laizi.server.ratings import (
     GAMES,
     book_match,
@@ -180,6 +180,17 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         assert found is not None
         return found
 
+    async def password_work(fn: Callable[..., Any], *args: Any) -> Any:
+        """Argon2id takes tens of milliseconds of CPU and 64 MiB on purpose: in the bounded
+        pool, off the event loop, so a burst of logins slows logins and never the tables."""
+        pool = get_hub().passwords
+        if pool is None:  # pragma: no cover - the app always makes one at startup
+            return fn(*args)
+        try:
+            return await pool.run(fn, *args)
+        except LimitError as error:
+            raise AccountError(error.code, error.message, error.status, retry_after=1) from None
+
     def set_session(response: Response, request: Request, token: str) -> None:
         response.set_cookie(
             COOKIE,
@@ -194,9 +205,7 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
     async def register(request: Request) -> Response:
         try:
             body = await _json_body(request)
-            # Argon2id takes tens of milliseconds of CPU on purpose: off the event loop, so the
-            # tables don't wait for it.
-            account = await run_in_threadpool(
+            account = await password_work(
                 accounts().register, body.get("name"), body.get("password"), _address(request)
             )
             token = accounts().open_session(account.id)
@@ -209,7 +218,7 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
     async def login(request: Request) -> Response:
         try:
             body = await _json_body(request)
-            account, token = await run_in_threadpool(
+            account, token = await password_work(
                 accounts().login, body.get("name"), body.get("password"), _address(request)
             )
         except AccountError as error:
@@ -270,9 +279,18 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         return JSONResponse({"game": game, "players": rows})
 
     async def lobby(request: Request) -> Response:
-        rooms = [r for r in get_hub().rooms.values() if r.status in ("waiting", "playing")]
-        rooms.sort(key=lambda r: (r.status != "waiting", r.code))
-        return JSONResponse({"rooms": [_lobby_entry(r) for r in rooms]})
+        """A page of the lobby's snapshot (rebuilt at most every ``lobby_cache_ms``)."""
+        hub = get_hub()
+        if hub.lobby is None:
+            hub.lobby = LobbyCache(
+                lambda: hub.rooms.values(), _lobby_entry, hub.limits.lobby_cache_ms
+            )
+        try:
+            limit = _int_param(request, "limit", hub.limits.lobby_page, 1, 200)
+            offset = _int_param(request, "offset", 0, 0, 10_000_000)
+        except AccountError as error:
+            return _error(error.code, error.message, error.status)
+        return JSONResponse(await hub.lobby.page(offset, limit))
 
     async def match_record(request: Request) -> Response:
         code = request.path_params["code"].upper()
