@@ -414,6 +414,8 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
                 if gate.abusive:
                     send({"type": "error", "code": "abuse", "message": MESSAGE_TEXT["abuse"]})
                     outbox.put_nowait(None)  # the writer closes the connection (1008)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(asyncio.shield(task), 5)
                     break
                 if gate.streak == 1 or refused == "too_large":  # one error per run of refusals
                     text = MESSAGE_TEXT[refused].format(n=limits.message_bytes)
