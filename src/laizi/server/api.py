@@ -290,7 +290,7 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
             offset = _int_param(request, "offset", 0, 0, 10_000_000)
         except AccountError as error:
             return _error(error.code, error.message, error.status)
-        return JSONResponse(await hub.lobby.page(offset, limit))
+        return Response(await hub.lobby.page_json(offset, limit), media_type="application/json")
 
     async def match_record(request: Request) -> Response:
         code = request.path_params["code"].upper()

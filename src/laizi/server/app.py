@@ -58,6 +58,8 @@ log = logging.getLogger("laizi.server")
 
 FORGET_AFTER_S = 600.0
 """A finished room stays in memory (its page, its info, its connections) this long."""
+CLOSE_AFTER = ""
+"""Put in a connection's outbox: send what is before it, then close (1008)."""
 OUTBOX_LIMIT = 2000
 """A client that lets this many messages pile up unread is disconnected."""
 
@@ -388,6 +390,13 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
                 if None in texts:
                     await ws.close(code=1008)
                     return
+                if CLOSE_AFTER in texts:  # what came before (an error telling why) goes out
+                    said = [t for t in texts[: texts.index(CLOSE_AFTER)] if t]
+                    last = ",".join(t[1:-1] if t.startswith("[") else t for t in said)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.send_text("[" + last + "]"), 5)
+                    await ws.close(code=1008)
+                    return
                 if len(texts) == 1:
                     await ws.send_text(texts[0])  # type: ignore[arg-type]
                 else:
@@ -413,7 +422,7 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
                     continue
                 if gate.abusive:
                     send({"type": "error", "code": "abuse", "message": MESSAGE_TEXT["abuse"]})
-                    outbox.put_nowait(None)  # the writer closes the connection (1008)
+                    outbox.put_nowait(CLOSE_AFTER)  # the writer closes the connection (1008)
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(asyncio.shield(task), 5)
                     break

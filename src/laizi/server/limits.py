@@ -37,7 +37,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
+import msgspec
+
 from laizi.server.protocol import MAX_MESSAGE_BYTES
+
+_encoder = msgspec.json.Encoder()
 
 __all__ = [
     "BodyLimit",
@@ -420,6 +424,8 @@ class LobbyCache:
         self.slice_size = slice_size
         self.clock = clock
         self.entries: list[dict[str, Any]] = []
+        self.pages: dict[tuple[int, int], bytes] = {}
+        """Encoded pages of the current snapshot (a storm of the same request costs little)."""
         self.built = -float("inf")
         self.building: asyncio.Task[None] | None = None
         self.rebuilds = 0
@@ -448,6 +454,7 @@ class LobbyCache:
                 await asyncio.sleep(0)
             entries += [self.entry(r) for r in rooms[i : i + self.slice_size]]
         self.entries = entries
+        self.pages = {}
         self.built = started
         self.rebuilds += 1
 
@@ -459,4 +466,15 @@ class LobbyCache:
             "offset": offset,
             "limit": limit,
         }
+
+    async def page_json(self, offset: int, limit: int) -> bytes:
+        """:meth:`page` as JSON, encoded once per snapshot (up to 256 different pages)."""
+        await self.snapshot()
+        key = (offset, limit)
+        found = self.pages.get(key)
+        if found is None:
+            found = _encoder.encode(await self.page(offset, limit))
+            if len(self.pages) < 256:
+                self.pages[key] = found
+        return found
 
