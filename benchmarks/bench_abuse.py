@@ -6,14 +6,15 @@ answer each prompt after 50–150 ms.  "Another table's p99" is the 99th percent
 → own-event latency (as ``bench_server.py``: the server has checked the action, written it to
 the database and broadcast it) while one attack runs, for ``--seconds`` each:
 
-``flood``        50 clients, each spectating a bots-only room, send ``resync`` as fast as they
-                 can (one every millisecond) and connect again whenever the server cuts them off
+``flood``        50 clients (five addresses), each spectating a bots-only room, send ``resync``
+                 as fast as they can (one every millisecond) and try to connect again a second
+                 after the server cuts them off
 ``login_burst``  waves of 40 concurrent failed logins (Argon2id), each from its own address
 ``lobby_storm``  20 clients read ``/api/lobby`` (first pages and deeper ones) in a loop while the
                  server holds ``--rooms`` waiting rooms, made from many addresses within the
                  per-address cap
-``spectators``   500 spectators (50 on each of ten bots-only rooms, from ten addresses) join,
-                 watch and leave
+``spectators``   500 spectators (50 on each of ten bots-only rooms, from ten addresses) join
+                 within the first 40 % of the phase, watch, and leave within its last 40 %
 
 The attackers come from loopback addresses 127.0.x.y, which the server sees as different clients
 (the whole 127.0.0.0/8 is this machine), so the per-address limits act as they would against
@@ -237,6 +238,7 @@ async def flooder(attack: Attack, n: int, room: str) -> None:
         finally:
             reading.cancel()
             await ws.close()
+        await asyncio.sleep(1.0)  # and back (an address that was cut off waits 30 s first)
 
 
 async def drain(ws: Any) -> None:
@@ -272,7 +274,10 @@ async def lobby_reader(attack: Attack, n: int, rooms: int) -> None:
         attack.status("lobby", status, body)
 
 
-async def spectator(attack: Attack, n: int, room: str) -> None:
+async def spectator(attack: Attack, n: int, room: str, arrive: float, leave: float) -> None:
+    """Join ``arrive`` seconds into the phase, watch, leave ``leave`` seconds into it."""
+    started = time.monotonic()
+    await asyncio.sleep(arrive)
     try:
         ws = await connect(attack.port, address(600 + n // 50))
     except Exception:
@@ -280,9 +285,9 @@ async def spectator(attack: Attack, n: int, room: str) -> None:
         return
     try:
         await ws.send(json.dumps({"type": "join", "room": room, "spectate": True}))
-        while not attack.stop.is_set():
+        while not attack.stop.is_set() and time.monotonic() - started < leave:
             try:
-                raw = await asyncio.wait_for(ws.recv(), 0.5)
+                raw = await asyncio.wait_for(ws.recv(), 0.1)
             except TimeoutError:
                 continue
             for message in frames(raw):
@@ -379,8 +384,17 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
     )
     await phase(
         "spectators",
-        lambda attack: [spectator(attack, n, bot_rooms[n // 50 % len(bot_rooms)])
-                        for n in range(args.spectators)],
+        # They come within the first 40 % of the phase and go within its last 40 %.
+        lambda attack: [
+            spectator(
+                attack,
+                n,
+                bot_rooms[n // 50 % len(bot_rooms)],
+                0.4 * args.seconds * n / args.spectators,
+                args.seconds * (0.6 + 0.3 * n / args.spectators),
+            )
+            for n in range(args.spectators)
+        ],
     )
 
     stop_tables.set()

@@ -150,6 +150,20 @@ def test_quotas_count_and_release() -> None:
     assert quotas.bot_rooms == 0 and quotas.by_address["10.0.0.1"] == 1
 
 
+def test_an_abusive_address_cools_down() -> None:
+    now = [0.0]
+    limits = ServerLimits(connections_per_address=2, abuse_cooldown_seconds=30)
+    quotas = Quotas(limits, lambda: now[0])
+    assert quotas.connect("a") is None and quotas.connect("a") is None
+    assert quotas.connect("a") == "too_many_connections"
+    quotas.disconnect("a")
+    quotas.abused("a")
+    now[0] = 29.0
+    assert quotas.connect("a") == "cooling_down" and quotas.connect("b") is None
+    now[0] = 30.5
+    assert quotas.connect("a") is None and quotas.connections["a"] == 2
+
+
 def test_lobby_cache_rebuilds_at_most_every_ttl() -> None:
     class FakeRoom:
         def __init__(self, code: str) -> None:
@@ -336,8 +350,12 @@ def test_a_message_flood_is_rate_limited_then_closed(serve: Any) -> None:
         # not once per message: about 240 were refused.
         assert 1 <= kinds.count("rate_limited") <= 10
         assert kinds[-1] == "abuse"
+        # A new connection would come with a full bucket: the address waits first.
+        again = await ws_connect(srv.ws)
+        [error] = messages_of(await asyncio.wait_for(again.recv(), 10))
+        assert error["code"] == "cooling_down"
         # A connection that sends a little too much is told and stays.
-        ws = await ws_connect(srv.ws)
+        ws = await ws_connect(srv.ws, address(3))
         for _ in range(70):
             await ws.send('{"type":"ping"}')
         got = []
@@ -396,6 +414,7 @@ def test_a_resync_flood_does_not_stall_another_table(serve: Any) -> None:
                     closed[0] += 1
                 finally:
                     await ws.close()
+                await asyncio.sleep(0.5)
 
         await asyncio.sleep(1.0)
         table.measuring = True

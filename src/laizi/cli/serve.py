@@ -31,6 +31,9 @@ def serve(
     message_abuse: int = typer.Option(
         100, help="Refused messages within a minute before the connection is closed."
     ),
+    abuse_cooldown_seconds: float = typer.Option(
+        30.0, help="After a close for abuse, the address's new connections wait this long."
+    ),
     message_rate: float = typer.Option(20.0, help="WebSocket message tokens per second."),
     message_burst: float = typer.Option(60.0, help="WebSocket message bucket size."),
     connections_per_address: int = typer.Option(64, help="WebSocket connections per address."),
@@ -66,6 +69,7 @@ def serve(
             hash_queue=hash_queue,
             message_bytes=message_bytes,
             message_abuse=message_abuse,
+            abuse_cooldown_seconds=abuse_cooldown_seconds,
             message_rate=message_rate,
             message_burst=message_burst,
             connections_per_address=connections_per_address,

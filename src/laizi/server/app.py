@@ -352,10 +352,10 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
         await ws.accept()
         address = ws.client.host if ws.client is not None else ""
         quotas = hub().quotas
-        if not quotas.connect(address):
-            text = "同一地址连接太多 / too many connections from this address"
-            await ws.send_text(encode({"type": "error", "code": "too_many_connections",
-                                       "message": text}))
+        refused = quotas.connect(address)
+        if refused is not None:
+            text = MESSAGE_TEXT[refused]
+            await ws.send_text(encode({"type": "error", "code": refused, "message": text}))
             await ws.close(code=1008)
             return
         try:
@@ -364,6 +364,7 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
             quotas.disconnect(address)
 
     async def serve_websocket(ws: WebSocket) -> None:
+        conn_address = ws.client.host if ws.client is not None else ""
         outbox: asyncio.Queue[str | None] = asyncio.Queue()
         gate = MessageGate(limits)
 
@@ -421,6 +422,7 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
                     hub().handle(conn, data)
                     continue
                 if gate.abusive:
+                    hub().quotas.abused(conn_address)
                     send({"type": "error", "code": "abuse", "message": MESSAGE_TEXT["abuse"]})
                     outbox.put_nowait(CLOSE_AFTER)  # the writer closes the connection (1008)
                     with contextlib.suppress(Exception):

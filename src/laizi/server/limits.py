@@ -87,6 +87,9 @@ class ServerLimits:
     """The bucket's size: how much a connection may send at once."""
     message_abuse: int = 100
     """Refused messages within a minute after which the connection is closed (1008)."""
+    abuse_cooldown_seconds: float = 30.0
+    """After such a close, new connections from that address are refused this long (a new
+    connection would otherwise come with a full bucket)."""
     connections_per_address: int = 64
     """Open WebSocket connections from one client address."""
     rooms_per_address: int = 30
@@ -290,6 +293,8 @@ class MessageGate:
 
 
 MESSAGE_TEXT = {
+    "too_many_connections": "同一地址连接太多 / too many connections from this address",
+    "cooling_down": "发消息太多，请稍后再连 / too many refused messages: connect again later",
     "too_large": "消息太长 / a message may hold at most {n} bytes",
     "rate_limited": "消息太快，请放慢 / too many messages; slow down",
     "abuse": "消息太多，连接已关闭 / too many refused messages: the connection is closed",
@@ -308,9 +313,12 @@ class Owner:
 class Quotas:
     """Counts of what each address and account holds, checked before anything is made."""
 
-    def __init__(self, limits: ServerLimits) -> None:
+    def __init__(self, limits: ServerLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
+        self.clock = clock
         self.connections: Counter[str] = Counter()
+        self.cooling: dict[str, float] = {}
+        """Address → until when its new connections are refused (after abuse)."""
         self.owners: dict[str, tuple[Owner, bool]] = {}
         """Room code → who made it and whether it is bots-only."""
         self.by_address: Counter[str] = Counter()
@@ -319,12 +327,21 @@ class Quotas:
         self.bot_rooms = 0
 
     # connections
-    def connect(self, address: str) -> bool:
-        """Count a new connection; False (not counted) when the address has too many."""
+    def connect(self, address: str) -> str | None:
+        """Count a new connection; else the error code why not (and it is not counted)."""
+        until = self.cooling.get(address)
+        if until is not None:
+            if self.clock() < until:
+                return "cooling_down"
+            del self.cooling[address]
         if self.connections[address] >= self.limits.connections_per_address:
-            return False
+            return "too_many_connections"
         self.connections[address] += 1
-        return True
+        return None
+
+    def abused(self, address: str) -> None:
+        """A connection of ``address`` was closed for abuse: it waits before the next."""
+        self.cooling[address] = self.clock() + self.limits.abuse_cooldown_seconds
 
     def disconnect(self, address: str) -> None:
         self.connections[address] -= 1
