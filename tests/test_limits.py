@@ -130,6 +130,8 @@ def test_message_gate_counts_bytes_and_tokens() -> None:
     assert gate.admit(b'{"type":"ping"}') is None
     assert gate.admit(("中" * 1400).encode()) == "too_large"  # 1400 characters, 4200 bytes
     assert gate.streak == 1 and gate.refused == 2 and not gate.abusive
+    gate.refund()
+    assert gate.admit(b'{"type":"act"}') is None
 
 
 def test_quotas_count_and_release() -> None:
@@ -369,6 +371,41 @@ def test_a_message_flood_is_rate_limited_then_closed(serve: Any) -> None:
         await ws.close()
 
     run(main())
+
+
+def test_fast_honest_players_are_never_limited(serve: Any) -> None:
+    """Accepted actions cost no budget: four scripted players answering every prompt at once
+    play a whole match under a budget far below their pace (2 a second, 10 at once)."""
+    srv = serve("--message-rate", "2", "--message-burst", "10")
+
+    async def main() -> int:
+        _, _, room = await http(
+            srv.port, "POST", "/api/rooms", {"table": {"players": 4, "hands": 3, **FAST}}
+        )
+        sent = [0]
+
+        async def play(seat: int) -> None:
+            ws = await ws_connect(srv.ws)
+            await ws.send(json.dumps({"type": "join", "room": room["code"], "seat": seat}))
+            while True:
+                for message in messages_of(await asyncio.wait_for(ws.recv(), 30)):
+                    assert message["type"] != "error", message
+                    if message["type"] == "prompt":
+                        action = message["legal"][0]
+                        await ws.send(json.dumps(
+                            {"type": "act", "prompt": message["id"], "action": action}))
+                        sent[0] += 1
+                    elif message["type"] == "event" and message["event"]["type"] == "match_end":
+                        await ws.close()
+                        return
+
+        started = time.monotonic()
+        await asyncio.gather(*(play(seat) for seat in range(4)))
+        assert sent[0] > 4 * 10  # each sent more than a whole bucket…
+        return int(sent[0] / 4 / (time.monotonic() - started))
+
+    rate = run(main())
+    assert rate > 2  # …and faster than the refill
 
 
 def test_the_message_limit_counts_bytes_not_characters(serve: Any) -> None:

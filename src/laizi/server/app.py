@@ -213,8 +213,11 @@ class Hub:
             count += 1
         return count
 
-    def handle(self, conn: Conn, text: str | bytes) -> None:
-        """One client message; a bad one is answered with an error, nothing else changes."""
+    def handle(self, conn: Conn, text: str | bytes) -> bool:
+        """One client message; a bad one is answered with an error, nothing else changes.
+
+        True when it was an action the table accepted (the message budget gives it back: the
+        game's own pace bounds those)."""
         try:
             message = decode_client(text)
             if isinstance(message, Ping):
@@ -238,6 +241,7 @@ class Hub:
                     raise ProtocolError("not_joined", "join a room first")
                 if isinstance(message, Act):
                     room.act(conn, message)
+                    return True
                 elif isinstance(message, Auto):
                     room.set_auto(conn, message.on)
                 elif isinstance(message, Leave):
@@ -246,6 +250,7 @@ class Hub:
                     room.catch_up(conn, message.last_seq)
         except ProtocolError as error:
             conn.send({"type": "error", "code": error.code, "message": error.message})
+        return False
 
     def disconnect(self, conn: Conn) -> None:
         if conn.room is not None:
@@ -419,7 +424,8 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
                 data: bytes = (message.get("bytes") or b"") if text is None else text.encode()
                 refused = gate.admit(data)  # the limits count bytes, not characters
                 if refused is None:
-                    hub().handle(conn, data)
+                    if hub().handle(conn, data):
+                        gate.refund()
                     continue
                 if gate.abusive:
                     hub().quotas.abused(conn_address)

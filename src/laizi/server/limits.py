@@ -280,6 +280,11 @@ class MessageGate:
         self.streak = 0
         return None
 
+    def refund(self) -> None:
+        """The message was an action the table accepted: it costs nothing (prompts come at the
+        game's pace, so a fast honest player is never limited)."""
+        self.tokens = min(self.burst, self.tokens + 1.0)
+
     def _refuse(self, now: float) -> None:
         if now - self.since > 60:
             self.refused, self.since = 0, now
