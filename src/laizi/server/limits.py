@@ -175,8 +175,12 @@ class BodyLimit:
                     length = int(value)
                 except ValueError:
                     length = -1
-                if length < 0 or length > limit:
-                    await _send_json(send, 413 if length >= 0 else 400, too_large_response(limit))
+                if length < 0:
+                    message = "Content-Length 不对 / bad Content-Length"
+                    await _send_json(send, 400, {"error": message, "code": "bad_request"})
+                    return
+                if length > limit:
+                    await _send_json(send, 413, too_large_response(limit))
                     return
         seen = 0
 
