@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -151,24 +152,31 @@ def _profile(accounts: Accounts, account: Account) -> dict[str, Any]:
     }
 
 
+_LOBBY_STATIC: weakref.WeakKeyDictionary[Room, dict[str, Any]] = weakref.WeakKeyDictionary()
+"""What of a room's lobby entry never changes (the rules' hash costs most), made once."""
+
+
 def _lobby_entry(room: Room) -> dict[str, Any]:
-    info = room.info()
-    humans = sum(s["kind"] == "human" for s in info["seats"])
-    wanted = room.table.players
+    static = _LOBBY_STATIC.get(room)
+    if static is None:
+        static = _LOBBY_STATIC[room] = {
+            "code": room.code,
+            "link": f"/r/{room.code}",
+            "game": room.rules.game,
+            "preset": room.rules.preset,
+            "rules_hash": room.rules.short_hash(),
+            "hands": room.table.hands,
+            "players": room.table.players,
+        }
+    humans = sum(s.kind == "human" for s in room.seats)
     return {
-        "code": info["code"],
-        "link": info["link"],
-        "status": info["status"],
-        "game": room.rules.game,
-        "preset": room.rules.preset,
-        "rules_hash": info["rules_hash"],
-        "hands": room.table.hands,
-        "hands_played": info["hands_played"],
-        "players": wanted,
+        **static,
+        "status": room.status,
+        "hands_played": room.match.hands_played,
         "seated": humans,
-        "open_seats": max(0, wanted - humans) if info["status"] == "waiting" else 0,
-        "seats": [{"seat": s["seat"], "kind": s["kind"], "name": s["name"]} for s in info["seats"]],
-        "spectators": info["spectators"],
+        "open_seats": max(0, room.table.players - humans) if room.status == "waiting" else 0,
+        "seats": [{"seat": i, "kind": s.kind, "name": s.name} for i, s in enumerate(room.seats)],
+        "spectators": len(room.spectators),
     }
 
 
