@@ -16,7 +16,9 @@ the database and broadcast it) while one attack runs, for ``--seconds`` each:
 ``spectators``   500 spectators (50 on each of ten bots-only rooms, from ten addresses) join
                  within the first 40 % of the phase, watch, and leave within its last 40 %
 
-The attackers come from loopback addresses 127.0.x.y, which the server sees as different clients
+Each attack runs in its own process (this script again, ``--attacker NAME``), so the attackers'
+own work does not slow the measured clients down.  The attackers come from loopback addresses
+127.0.x.y, which the server sees as different clients
 (the whole 127.0.0.0/8 is this machine), so the per-address limits act as they would against
 several machines.  Bots-only rooms need an account: the benchmark registers five.
 
@@ -301,6 +303,47 @@ async def spectator(attack: Attack, n: int, room: str, arrive: float, leave: flo
         await ws.close()  # leaving is part of the attack (each leave was news for everyone)
 
 
+def attackers(
+    name: str, attack: Attack, args: argparse.Namespace, spec: dict[str, Any]
+) -> list[Any]:
+    bot_rooms: list[str] = spec["bot_rooms"]
+    if name == "flood":
+        return [flooder(attack, n, bot_rooms[n % len(bot_rooms)]) for n in range(args.flooders)]
+    if name == "login_burst":
+        return [login_waves(attack, args.logins)]
+    if name == "lobby_storm":
+        return [lobby_reader(attack, n, spec["rooms"]) for n in range(args.lobby_clients)]
+    if name == "spectators":
+        # They come within the first 40 % of the phase and go within its last 40 %.
+        return [
+            spectator(
+                attack,
+                n,
+                bot_rooms[n // 50 % len(bot_rooms)],
+                0.4 * args.seconds * n / args.spectators,
+                args.seconds * (0.6 + 0.3 * n / args.spectators),
+            )
+            for n in range(args.spectators)
+        ]
+    raise SystemExit(f"no attack {name!r}")
+
+
+async def attack_main(args: argparse.Namespace) -> None:
+    """The attacker process: one attack for ``--seconds``; its counts as the last line."""
+    stop = asyncio.Event()
+    attack = Attack(args.port, stop)
+    running = [asyncio.create_task(a) for a in attackers(args.attacker, attack, args,
+                                                         json.loads(args.spec))]
+    print("go", flush=True)
+    await asyncio.sleep(args.seconds)
+    stop.set()
+    for result in await asyncio.gather(*running, return_exceptions=True):
+        if isinstance(result, BaseException):
+            attack.failures[type(result).__name__] += 1
+    report = {"counts": dict(sorted(attack.counts.items())), "failures": dict(attack.failures)}
+    print(json.dumps(report), flush=True)
+
+
 # -- the run ---------------------------------------------------------------------------------------
 async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any]:
     port = args.port
@@ -341,29 +384,41 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
                 player(port, answer["code"], seat, measure, stop_tables, r)))
     await asyncio.sleep(args.warmup)
 
-    async def phase(name: str, attackers: Any) -> None:
-        stop = asyncio.Event()
-        attack = Attack(port, stop)
-        running = [asyncio.create_task(a) for a in attackers(attack)]
+    async def phase(name: str) -> None:
+        """Run one attack in its own process (so the attackers' work does not slow the
+        measured clients down) and measure while it runs."""
+        if name == "baseline":
+            measure.phase = name
+            await asyncio.sleep(args.seconds)
+            measure.phase = None
+            await asyncio.sleep(1.0)
+            return
+        spec = {"bot_rooms": bot_rooms, "rooms": details.get("lobby_rooms", 0)}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--attacker", name, "--port", str(port),
+            "--seconds", str(args.seconds), "--spec", json.dumps(spec),
+            "--flooders", str(args.flooders), "--logins", str(args.logins),
+            "--lobby-clients", str(args.lobby_clients), "--spectators", str(args.spectators),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        await proc.stdout.readline()  # "go": the attacker is ready
         measure.phase = name
-        await asyncio.sleep(args.seconds)
+        out = await proc.stdout.read()
         measure.phase = None
-        stop.set()
-        done = await asyncio.gather(*running, return_exceptions=True)
-        for result in done:
-            if isinstance(result, BaseException):
-                failures[f"{name}:{type(result).__name__}"] += 1
-        failures.update(attack.failures)
-        details[name] = dict(sorted(attack.counts.items()))
+        await proc.wait()
+        try:
+            report = json.loads(out.decode().strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            failures[f"{name}:attacker_failed"] += 1
+            return
+        failures.update(report["failures"])
+        details[name] = report["counts"]
         await asyncio.sleep(1.0)  # let the server settle before the next phase
 
-    await phase("baseline", lambda attack: [])
-    await phase(
-        "flood",
-        lambda attack: [flooder(attack, n, bot_rooms[n % len(bot_rooms)])
-                        for n in range(args.flooders)],
-    )
-    await phase("login_burst", lambda attack: [login_waves(attack, args.logins)])
+    await phase("baseline")
+    await phase("flood")
+    await phase("login_burst")
 
     # The lobby storm's rooms: made from many addresses, each within the per-address cap.
     per_address = 20
@@ -378,24 +433,8 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
             if status != 201:
                 failures[f"lobby_rooms:{status}"] += 1
     details["lobby_rooms"] = made
-    await phase(
-        "lobby_storm",
-        lambda attack: [lobby_reader(attack, n, made) for n in range(args.lobby_clients)],
-    )
-    await phase(
-        "spectators",
-        # They come within the first 40 % of the phase and go within its last 40 %.
-        lambda attack: [
-            spectator(
-                attack,
-                n,
-                bot_rooms[n // 50 % len(bot_rooms)],
-                0.4 * args.seconds * n / args.spectators,
-                args.seconds * (0.6 + 0.3 * n / args.spectators),
-            )
-            for n in range(args.spectators)
-        ],
-    )
+    await phase("lobby_storm")
+    await phase("spectators")
 
     stop_tables.set()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -432,6 +471,8 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="a short run with small attacks")
     parser.add_argument("--port", type=int, help="use a server already running on this port")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--attacker", help=argparse.SUPPRESS)
+    parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.smoke:
         args.tables, args.seconds, args.warmup = 2, 2.0, 1.0
@@ -446,6 +487,9 @@ def main() -> None:
         runner = uvloop.run
     except ImportError:
         pass
+    if args.attacker:
+        runner(attack_main(args))
+        return
     if args.port:
         result = runner(run(args))
     else:
