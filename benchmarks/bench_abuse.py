@@ -285,21 +285,31 @@ async def spectator(attack: Attack, n: int, room: str, arrive: float, leave: flo
     except Exception:
         attack.counts["spectate:connect_failed"] += 1
         return
+
+    async def watch() -> None:
+        try:
+            async for raw in ws:
+                for message in frames(raw):
+                    if message["type"] == "joined":
+                        attack.counts["spectate:joined"] += 1
+                    elif message["type"] == "error":
+                        attack.counts["spectate:error:" + message["code"]] += 1
+        except websockets.ConnectionClosed:
+            pass
+
+    reading = asyncio.create_task(watch())
     try:
         await ws.send(json.dumps({"type": "join", "room": room, "spectate": True}))
-        while not attack.stop.is_set() and time.monotonic() - started < leave:
-            try:
-                raw = await asyncio.wait_for(ws.recv(), 0.1)
-            except TimeoutError:
-                continue
-            for message in frames(raw):
-                if message["type"] == "joined":
-                    attack.counts["spectate:joined"] += 1
-                elif message["type"] == "error":
-                    attack.counts["spectate:error:" + message["code"]] += 1
-    except websockets.ConnectionClosed:
-        attack.counts["spectate:closed_by_server"] += 1
+        stopped = asyncio.create_task(attack.stop.wait())
+        await asyncio.wait(
+            [stopped, reading], timeout=max(0.0, leave - (time.monotonic() - started)),
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        stopped.cancel()
+        if reading.done():
+            attack.counts["spectate:closed_by_server"] += 1
     finally:
+        reading.cancel()
         await ws.close()  # leaving is part of the attack (each leave was news for everyone)
 
 
@@ -475,7 +485,7 @@ def main() -> None:
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.smoke:
-        args.tables, args.seconds, args.warmup = 2, 2.0, 1.0
+        args.tables, args.seconds, args.warmup = 2, 2.0, 2.0
         args.flooders, args.logins, args.rooms = 10, 10, 100
         args.lobby_clients, args.spectators, args.bot_rooms = 4, 60, 2
     if not 1 <= args.tables <= 50 or not 0 < args.seconds <= 600 or not 1 <= args.bot_rooms <= 20:

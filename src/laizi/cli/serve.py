@@ -29,13 +29,13 @@ def serve(
     hash_queue: int = typer.Option(16, help="Password jobs that may wait (503 beyond)."),
     message_bytes: int = typer.Option(4096, help="Largest WebSocket message in bytes (≤ 4096)."),
     message_abuse: int = typer.Option(
-        100, help="Refused messages within a minute before the connection is closed."
+        50, help="Refused messages within a minute before the connection is closed."
     ),
     abuse_cooldown_seconds: float = typer.Option(
         30.0, help="After a close for abuse, the address's new connections wait this long."
     ),
-    message_rate: float = typer.Option(20.0, help="WebSocket message tokens per second."),
-    message_burst: float = typer.Option(60.0, help="WebSocket message bucket size."),
+    message_rate: float = typer.Option(10.0, help="WebSocket message tokens per second."),
+    message_burst: float = typer.Option(20.0, help="WebSocket message bucket size."),
     connections_per_address: int = typer.Option(64, help="WebSocket connections per address."),
     rooms_per_address: int = typer.Option(30, help="Open rooms made from one address."),
     rooms_per_account: int = typer.Option(10, help="Open rooms made by one account."),

@@ -81,11 +81,11 @@ class ServerLimits:
     message_bytes: int = 4096
     """A WebSocket message longer than this many bytes (UTF-8) is refused unread (at most the
     protocol's 4096)."""
-    message_rate: float = 20.0
+    message_rate: float = 10.0
     """Tokens per second of each connection's bucket (a message costs 1, resync and join 5)."""
-    message_burst: float = 60.0
+    message_burst: float = 20.0
     """The bucket's size: how much a connection may send at once."""
-    message_abuse: int = 100
+    message_abuse: int = 50
     """Refused messages within a minute after which the connection is closed (1008)."""
     abuse_cooldown_seconds: float = 30.0
     """After such a close, new connections from that address are refused this long (a new
