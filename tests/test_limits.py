@@ -90,6 +90,8 @@ def test_limits_have_sane_defaults_and_refuse_nonsense() -> None:
     for bad in (
         {"hash_workers": cores() + 1},
         {"max_rooms": -1},
+        {"waiting_room_seconds": float("inf")},
+        {"message_rate": float("nan")},
         {"lobby_page": 0},
         {"message_burst": 2},
         {"message_bytes": 10_000},

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import math
 import os
 import time
 from collections import Counter
@@ -82,7 +83,8 @@ class ServerLimits:
     """A WebSocket message longer than this many bytes (UTF-8) is refused unread (at most the
     protocol's 4096)."""
     message_rate: float = 10.0
-    """Tokens per second of each connection's bucket (a message costs 1, resync and join 5)."""
+    """Tokens per second of each connection's bucket (a message costs 1, resync and join 5, an
+    action the table accepts nothing)."""
     message_burst: float = 20.0
     """The bucket's size: how much a connection may send at once."""
     message_abuse: int = 50
@@ -114,8 +116,8 @@ class ServerLimits:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"{f.name} must be a number >= 0")
+            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{f.name} must be a finite number >= 0")
         if self.hash_workers > cores():
             raise ValueError(f"hash_workers must be at most the cores ({cores()})")
         if not 1 <= self.lobby_page <= 200:
