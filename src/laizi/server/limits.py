@@ -17,8 +17,8 @@ call them:
 - :class:`LobbyCache`: the lobby as a snapshot rebuilt at most every ``lobby_cache_ms``, in
   slices that give the event loop back between them, and served in pages.
 
->>> gate = MessageGate(ServerLimits(message_rate=1, message_burst=2), clock=lambda: 0.0)
->>> [gate.admit(b'{"type":"ping"}') for _ in range(3)]
+>>> gate = MessageGate(ServerLimits(message_rate=1, message_burst=10), clock=lambda: 0.0)
+>>> [gate.admit(b'{"type":"resync"}') for _ in range(3)]
 [None, None, 'rate_limited']
 >>> gate.admit(b"x" * 5000)
 'too_large'
