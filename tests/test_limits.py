@@ -62,7 +62,7 @@ def assert_table_kept_up(latencies: list[float]) -> None:
     On a quiet machine the p99 is ≤ 50 ms (``benchmarks/bench_abuse.py`` measures it); this
     machine is shared, so the bounds here only catch a server that stalls (before the limits:
     p99 0.96–5 s, the median near a second for the lobby)."""
-    assert len(latencies) >= 20, latencies
+    assert len(latencies) >= 10, latencies
     ordered = sorted(latencies)
     assert ordered[len(ordered) // 2] < 250, ordered
     assert p99(latencies) < 1500, ordered[-5:]
@@ -318,7 +318,7 @@ def test_a_login_burst_slows_logins_never_tables(serve: Any) -> None:
         assert all(b["code"] == "busy" and h["retry-after"] == "1" for h, b in busy)
         assert statuses.count(401) >= 9
         assert not table.errors, table.errors
-        assert len(table.latencies) >= 20
+        assert len(table.latencies) >= 10
         # ≤ 50 ms on a quiet machine (benchmarks/bench_abuse.py); generous here for a shared one.
         assert_table_kept_up(table.latencies)
         # The right password still works after the burst.
@@ -464,7 +464,7 @@ def test_a_resync_flood_does_not_stall_another_table(serve: Any) -> None:
         await asyncio.gather(*flood, return_exceptions=True)
         await table.close()
         assert closed[0] >= 30  # every flooder was cut off (and came back, and was cut off)
-        assert not table.errors and len(table.latencies) >= 20
+        assert not table.errors and len(table.latencies) >= 10
         assert_table_kept_up(table.latencies)
 
     run(main())
@@ -647,7 +647,7 @@ def test_a_lobby_storm_over_many_rooms_does_not_stall_another_table(serve: Any) 
         table.measuring = False
         await table.close()
         assert answered[0] >= 40
-        assert not table.errors and len(table.latencies) >= 20
+        assert not table.errors and len(table.latencies) >= 10
         assert_table_kept_up(table.latencies)
 
     run(main(), 300)
