@@ -45,7 +45,7 @@ def srv(
 ) -> Iterator[ServerProcess]:
     path = tmp_path_factory.mktemp("hostile") / "db.sqlite3"
     with ServerProcess(
-        path, db_url=module_db_url, extra_args=["--proxy-headers", "127.0.0.1"]
+        path, db_url=module_db_url, args=("--proxy-headers", "127.0.0.1")
     ) as server:
         yield server
 
