@@ -40,44 +40,19 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import websockets
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+from server_process import free_port, start_server
+
 DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "win")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", f"sqlite:///{db}"]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from laizi.cli import main; main()", *args, "--log-level", "error"],
-        env=env,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return proc
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("the server did not start")
 
 
 def address(n: int) -> str:
