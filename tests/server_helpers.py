@@ -38,11 +38,11 @@ class ServerProcess:
         db_path: Path,
         port: int | None = None,
         db_url: str | None = None,
-        extra_args: list[str] | None = None,
+        args: tuple[str, ...] = (),
     ) -> None:
         self.db_url = db_url or f"sqlite:///{db_path}"
-        self.extra_args = extra_args or []
-        """More ``laizi serve`` options (``--proxy-headers 127.0.0.1``)."""
+        self.args = args
+        """More ``laizi serve`` flags (the limits of docs/server.md)."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = db_path.with_suffix(".log")
@@ -59,7 +59,7 @@ class ServerProcess:
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
         code = "from laizi.cli import main; main()"
         args = ["serve", "--port", str(self.port), "--db", self.db_url, "--log-level", "warning"]
-        args += self.extra_args
+        args += self.args
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", code, *args], env=env, stdout=log, stderr=log
@@ -96,12 +96,12 @@ class ServerProcess:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def post(self, path: str, body: Any) -> tuple[int, Any]:
+    def post(self, path: str, body: Any, cookie: str | None = None) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if cookie is not None:
+            headers["Cookie"] = cookie
         request = urllib.request.Request(
-            self.http + path,
-            data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-            method="POST",
+            self.http + path, data=json.dumps(body).encode(), headers=headers, method="POST"
         )
         try:
             with urllib.request.urlopen(request, timeout=10) as r:
@@ -116,10 +116,23 @@ class ServerProcess:
         except urllib.error.HTTPError as error:
             return error.code, error.read()
 
-    def create_room(self, rules: Any = "wuhan-hongzhong-kaikou", **table: Any) -> dict[str, Any]:
-        status, body = self.post("/api/rooms", {"rules": rules, "table": table})
+    def create_room(
+        self, rules: Any = "wuhan-hongzhong-kaikou", cookie: str | None = None, **table: Any
+    ) -> dict[str, Any]:
+        status, body = self.post("/api/rooms", {"rules": rules, "table": table}, cookie)
         assert status == 201, body
         return body
+
+    def account_cookie(self, name: str, password: str = "correct horse") -> str:
+        """Register an account; its session cookie (``laizi_session=…``) for ``cookie=``."""
+        request = urllib.request.Request(
+            self.http + "/api/register",
+            data=json.dumps({"name": name, "password": password}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return str(r.headers["Set-Cookie"]).split(";")[0]
 
 
 class Client:

@@ -176,8 +176,9 @@ def test_another_seats_hidden_claim_option_changes_no_byte_this_seat_receives(
     events = [json.loads(m) for m in can if json.loads(m)["type"] == "event"]
     assert events[2]["event"] == {"type": "discard", "seat": 0, "tile": "9m"}
     # The one field that differs between the runs is hidden: seat 1 had a claim prompt.
-    assert all(e["event"]["type"] not in ("claim", "pass") or e["event"]["seat"] == 0
-               for e in events)
+    assert all(
+        e["event"]["type"] not in ("claim", "pass") or e["event"]["seat"] == 0 for e in events
+    )
 
 
 # -- 3. the claim window's pause ---------------------------------------------------------------
@@ -248,7 +249,11 @@ def test_auto_off_every_1_5_s_no_longer_holds_the_turn(server: ServerProcess) ->
     """The attack: never act, send ``auto off`` every 1.5 s.  The seat times out on schedule
     (action_seconds + bank), plays the safe default, and no prompt is re-issued meanwhile."""
     room = server.create_room(
-        players=1, hands=1, action_seconds=2.5, bank_seconds=1.0, bot_delay_ms=0,
+        players=1,
+        hands=1,
+        action_seconds=2.5,
+        bank_seconds=1.0,
+        bot_delay_ms=0,
         between_hands_ms=0,
     )
 
@@ -288,7 +293,11 @@ def test_auto_off_every_1_5_s_no_longer_holds_the_turn(server: ServerProcess) ->
 
 def test_resync_and_auto_messages_never_give_a_fresh_prompt(server: ServerProcess) -> None:
     room = server.create_room(
-        players=1, hands=1, action_seconds=1.5, bank_seconds=0, bot_delay_ms=0,
+        players=1,
+        hands=1,
+        action_seconds=1.5,
+        bank_seconds=0,
+        bot_delay_ms=0,
         between_hands_ms=0,
     )
 
@@ -319,8 +328,13 @@ def test_resync_and_auto_messages_never_give_a_fresh_prompt(server: ServerProces
 # -- 6. a reconnected player is told its own 托管 state ------------------------------------------
 def test_a_reconnected_player_is_told_it_is_on_auto(server: ServerProcess) -> None:
     room = server.create_room(
-        players=1, hands=2, action_seconds=0.3, bank_seconds=0, bot_delay_ms=20,
-        between_hands_ms=0, grace_seconds=30,
+        players=1,
+        hands=2,
+        action_seconds=0.3,
+        bank_seconds=0,
+        bot_delay_ms=20,
+        between_hands_ms=0,
+        grace_seconds=30,
     )
 
     async def main() -> list[dict[str, Any]]:
@@ -396,8 +410,10 @@ def test_players_entropy_is_committed_to_first_dealt_in_and_verified(
             commit = next(m for m in log if m["type"] == "commit" and m["hand"] == number)
             shown = next(m for m in log if m["type"] == "contributed" and m["hand"] == number)
             start_at = next(
-                i for i, m in enumerate(log)
-                if m["type"] == "event" and m["event"]["type"] == "start"
+                i
+                for i, m in enumerate(log)
+                if m["type"] == "event"
+                and m["event"]["type"] == "start"
                 and m["event"]["hand"] == number
             )
             # The commitment came before our value went out, and before the deal.
@@ -405,9 +421,7 @@ def test_players_entropy_is_committed_to_first_dealt_in_and_verified(
             assert commit["commitment"] == start["commitment"]
             assert shown["entropy"] == values[player]
             assert start["contributions"][seat_of[player]] == values[player]
-        assert [c is None for c in start["contributions"]] == [
-            s not in seat_of for s in range(4)
-        ]
+        assert [c is None for c in start["contributions"]] == [s not in seat_of for s in range(4)]
         # The chain: the secret matches the commitment, the wall is the combined seed's.
         assert hashlib.sha256(bytes.fromhex(end["seed"])).hexdigest() == start["commitment"]
         assert verify(record).ok, verify(record).message
@@ -526,7 +540,13 @@ def test_old_clients_and_bots_only_tables_keep_the_plain_seed(server: ServerProc
     """A client without ``minor`` gets no ``commit`` and the hand is dealt from the secret alone,
     as at a bots-only table; both records verify as before."""
     people = server.create_room(players=1, hands=1, bot_delay_ms=0, between_hands_ms=0)
-    bots = server.create_room(players=0, hands=1, bot_delay_ms=0, between_hands_ms=0)
+    bots = server.create_room(
+        players=0,
+        cookie=server.account_cookie("owner" + secrets.token_hex(4)),
+        hands=1,
+        bot_delay_ms=0,
+        between_hands_ms=0,
+    )
 
     async def main() -> Client:
         c = await Client.connect(server.ws)

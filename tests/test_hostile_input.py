@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -40,13 +41,11 @@ HOSTILE_BODIES = {
 
 
 @pytest.fixture(scope="module")
-def srv(
-    module_db_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
+def srv(module_db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     path = tmp_path_factory.mktemp("hostile") / "db.sqlite3"
-    with ServerProcess(
-        path, db_url=module_db_url, extra_args=["--proxy-headers", "127.0.0.1"]
-    ) as server:
+    # Every refusal here is answered: the message budget (tested in test_limits) is raised.
+    args = ("--proxy-headers", "127.0.0.1", "--message-rate", "1000", "--message-burst", "1000")
+    with ServerProcess(path, db_url=module_db_url, args=args) as server:
         yield server
 
 
@@ -94,7 +93,13 @@ def test_hostile_json_bodies_are_a_400_with_a_code(srv: ServerProcess, route: st
 
 
 def test_a_huge_hand_number_is_a_404_not_an_overflow(srv: ServerProcess) -> None:
-    code = srv.create_room(players=0, hands=1, bot_delay_ms=0, between_hands_ms=0)["code"]
+    code = srv.create_room(
+        players=0,
+        cookie=srv.account_cookie("owner" + secrets.token_hex(4)),
+        hands=1,
+        bot_delay_ms=0,
+        between_hands_ms=0,
+    )["code"]
     for number in ["2147483648", "9" * 20, "9" * 5000]:
         hand = f"/api/rooms/{code}/hands/{number}"
         for path in [hand, hand + "/replay"]:
@@ -347,9 +352,20 @@ def test_x_forwarded_for_is_ignored_without_proxy_headers(tmp_path: Path) -> Non
 
 def test_proxy_headers_refuses_what_is_not_an_address(tmp_path: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-c", "from laizi.cli import main; main()", "serve",
-         "--db", f"sqlite:///{tmp_path / 'db.sqlite3'}", "--proxy-headers", "127.0.0.1,*"],
-        capture_output=True, text=True, timeout=60, env=_env(),
+        [
+            sys.executable,
+            "-c",
+            "from laizi.cli import main; main()",
+            "serve",
+            "--db",
+            f"sqlite:///{tmp_path / 'db.sqlite3'}",
+            "--proxy-headers",
+            "127.0.0.1,*",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(),
     )
     assert run.returncode == 2 and "--proxy-headers: '*' is not an IP address" in run.stderr
 
@@ -392,7 +408,10 @@ def _env() -> dict[str, str]:
 def laizi(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-c", "from laizi.cli import main; main()", *args],
-        input=stdin, capture_output=True, timeout=120, env=_env(),
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env=_env(),
     )
 
 
@@ -490,7 +509,10 @@ def test_the_guest_flags_survive_a_kill_9_and_restart(tmp_path: Path, db_url: st
 
         before = asyncio.run(sit_then_crash())
         assert [(s["name"], s["guest"]) for s in before] == [
-            ("Vera", False), ("Wen", True), ("", False), ("", False)
+            ("Vera", False),
+            ("Wen", True),
+            ("", False),
+            ("", False),
         ]
         server.start()
         after = json.loads(server.get(f"/api/rooms/{code}")[1])["seats"]

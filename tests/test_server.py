@@ -27,7 +27,10 @@ FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
 def server(tmp_path_factory: pytest.TempPathFactory, module_db_url: str):
     """One server for the module's tests, on SQLite and on PostgreSQL (tests/conftest.py)."""
     path = tmp_path_factory.mktemp("server") / "db.sqlite3"
-    with ServerProcess(path, db_url=module_db_url) as srv:
+    # The fuzz test sends hundreds of messages at once and the fast tables' scripted players
+    # answer at once: the message rate limit (tests/test_limits.py) is raised for them.
+    fast_clients = ("--message-rate", "100000", "--message-burst", "100000")
+    with ServerProcess(path, db_url=module_db_url, args=fast_clients) as srv:
         yield srv
 
 
@@ -167,7 +170,10 @@ def test_leak_over_many_random_hands(server: ServerProcess) -> None:
 
 
 def test_spectator_sees_only_the_public_view(server: ServerProcess) -> None:
-    room = server.create_room(players=0, hands=1, bot_delay_ms=20, between_hands_ms=0)
+    cookie = server.account_cookie(f"watcher{random.randrange(10**6)}")  # bots-only: an account
+    room = server.create_room(
+        players=0, hands=1, bot_delay_ms=20, between_hands_ms=0, cookie=cookie
+    )
 
     async def main() -> Client:
         spectator = await Client.connect(server.ws)

@@ -29,12 +29,39 @@ def serve(
         help="Trust X-Forwarded-For/-Proto from these proxy addresses (IPs or networks) only; "
         "without it they are never trusted.",
     ),
+    # Resource limits (laizi.server.limits.ServerLimits; docs/server.md lists them all).
+    max_body_bytes: int = typer.Option(1_000_000, help="Largest HTTP request body (413 beyond)."),
+    hash_workers: int = typer.Option(
+        0, help="Threads for password hashing (Argon2id); 0: half the cores, at most the cores."
+    ),
+    hash_queue: int = typer.Option(16, help="Password jobs that may wait (503 beyond)."),
+    message_bytes: int = typer.Option(4096, help="Largest WebSocket message in bytes (≤ 4096)."),
+    message_abuse: int = typer.Option(
+        50, help="Refused messages within a minute before the connection is closed."
+    ),
+    abuse_cooldown_seconds: float = typer.Option(
+        30.0, help="After a close for abuse, the address's new connections wait this long."
+    ),
+    message_rate: float = typer.Option(10.0, help="WebSocket message tokens per second."),
+    message_burst: float = typer.Option(20.0, help="WebSocket message bucket size."),
+    connections_per_address: int = typer.Option(64, help="WebSocket connections per address."),
+    rooms_per_address: int = typer.Option(30, help="Open rooms made from one address."),
+    rooms_per_account: int = typer.Option(10, help="Open rooms made by one account."),
+    max_rooms: int = typer.Option(5000, help="Open rooms on the server."),
+    bot_rooms_per_account: int = typer.Option(2, help="Bots-only rooms per account."),
+    bot_rooms: int = typer.Option(20, help="Bots-only rooms on the server."),
+    waiting_room_seconds: float = typer.Option(
+        1800.0, help="A room still waiting for its people after this long is closed."
+    ),
+    spectators_per_room: int = typer.Option(50, help="Spectators of one room."),
+    lobby_cache_ms: int = typer.Option(1000, help="The lobby is rebuilt at most this often."),
 ) -> None:
     """Run the online table: rooms, the WebSocket protocol (docs/protocol.md), recovery."""
     try:
         import uvicorn
 
         from laizi.server.app import create_app
+        from laizi.server.limits import ServerLimits
         from laizi.server.protocol import MAX_MESSAGE_BYTES
         from laizi.server.store import Store, default_db_url
     except ImportError as error:  # pragma: no cover - the dependencies are required
@@ -44,13 +71,35 @@ def serve(
     proxies = _proxies(proxy_headers) if proxy_headers is not None else []
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    try:
+        limits = ServerLimits(
+            max_body_bytes=max_body_bytes,
+            hash_workers=hash_workers,
+            hash_queue=hash_queue,
+            message_bytes=message_bytes,
+            message_abuse=message_abuse,
+            abuse_cooldown_seconds=abuse_cooldown_seconds,
+            message_rate=message_rate,
+            message_burst=message_burst,
+            connections_per_address=connections_per_address,
+            rooms_per_address=rooms_per_address,
+            rooms_per_account=rooms_per_account,
+            max_rooms=max_rooms,
+            bot_rooms_per_account=bot_rooms_per_account,
+            bot_rooms=bot_rooms,
+            waiting_room_seconds=waiting_room_seconds,
+            spectators_per_room=spectators_per_room,
+            lobby_cache_ms=lobby_cache_ms,
+        )
+    except ValueError as error:
+        fail(f"--{str(error).replace('_', '-')}", code=2)
     url = db or default_db_url()
     try:  # a bad URL or an unwritable file is a clear message now, not a traceback later
         Store(url).close()
     except Exception as error:
         fail(f"--db {url}: {str(error).splitlines()[0]}")
     uvicorn.run(
-        create_app(url),
+        create_app(url, limits),
         host=host,
         port=port,
         log_level=log_level,

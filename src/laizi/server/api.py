@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 import secrets
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
 from sqlalchemy import select
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -26,6 +26,7 @@ from laizi import jsonsafe
 from laizi.engine.record import to_jsonl
 from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
 from laizi.server.booking import Bookings, retry_seconds_from_env
+from laizi.server.limits import LimitError, LobbyCache
 from laizi.server.names import NameRefused, normalize_name
 from laizi.server.protocol import ProtocolError
 from laizi.server.ratings import (
@@ -223,27 +224,34 @@ def _profile(accounts: Accounts, account: Account) -> dict[str, Any]:
     }
 
 
+_LOBBY_STATIC: weakref.WeakKeyDictionary[Room, dict[str, Any]] = weakref.WeakKeyDictionary()
+"""What of a room's lobby entry never changes (the rules' hash costs most), made once."""
+
+
 def _lobby_entry(room: Room) -> dict[str, Any]:
-    info = room.info()
-    humans = sum(s["kind"] == "human" for s in info["seats"])
-    wanted = room.table.players
+    static = _LOBBY_STATIC.get(room)
+    if static is None:
+        static = _LOBBY_STATIC[room] = {
+            "code": room.code,
+            "link": f"/r/{room.code}",
+            "game": room.rules.game,
+            "preset": room.rules.preset,
+            "rules_hash": room.rules.short_hash(),
+            "hands": room.table.hands,
+            "players": room.table.players,
+        }
+    humans = sum(s.kind == "human" for s in room.seats)
     return {
-        "code": info["code"],
-        "link": info["link"],
-        "status": info["status"],
-        "game": room.rules.game,
-        "preset": room.rules.preset,
-        "rules_hash": info["rules_hash"],
-        "hands": room.table.hands,
-        "hands_played": info["hands_played"],
-        "players": wanted,
+        **static,
+        "status": room.status,
+        "hands_played": room.match.hands_played,
         "seated": humans,
-        "open_seats": max(0, wanted - humans) if info["status"] == "waiting" else 0,
+        "open_seats": max(0, room.table.players - humans) if room.status == "waiting" else 0,
         "seats": [
-            {"seat": s["seat"], "kind": s["kind"], "name": s["name"], "guest": s["guest"]}
-            for s in info["seats"]
+            {"seat": i, "kind": s.kind, "name": s.name, "guest": s.guest}
+            for i, s in enumerate(room.seats)
         ],
-        "spectators": info["spectators"],
+        "spectators": len(room.spectators),
     }
 
 
@@ -254,6 +262,17 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         found = get_hub().accounts
         assert found is not None
         return found
+
+    async def password_work(fn: Callable[..., Any], *args: Any) -> Any:
+        """Argon2id takes tens of milliseconds of CPU and 64 MiB on purpose: in the bounded
+        pool, off the event loop, so a burst of logins slows logins and never the tables."""
+        pool = get_hub().passwords
+        if pool is None:  # pragma: no cover - the app always makes one at startup
+            return fn(*args)
+        try:
+            return await pool.run(fn, *args)
+        except LimitError as error:
+            raise AccountError(error.code, error.message, error.status, retry_after=1) from None
 
     def set_session(response: Response, request: Request, token: str) -> None:
         response.set_cookie(
@@ -269,9 +288,7 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
     async def register(request: Request) -> Response:
         try:
             body = await _json_body(request)
-            # Argon2id takes tens of milliseconds of CPU on purpose: off the event loop, so the
-            # tables don't wait for it.
-            account = await run_in_threadpool(
+            account = await password_work(
                 accounts().register, body.get("name"), body.get("password"), _address(request)
             )
             token = accounts().open_session(account.id)
@@ -286,7 +303,7 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
     async def login(request: Request) -> Response:
         try:
             body = await _json_body(request)
-            account, token = await run_in_threadpool(
+            account, token = await password_work(
                 accounts().login, body.get("name"), body.get("password"), _address(request)
             )
         except AccountError as error:
@@ -349,9 +366,18 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         return JSONResponse({"game": game, "players": rows})
 
     async def lobby(request: Request) -> Response:
-        rooms = [r for r in get_hub().rooms.values() if r.status in ("waiting", "playing")]
-        rooms.sort(key=lambda r: (r.status != "waiting", r.code))
-        return JSONResponse({"rooms": [_lobby_entry(r) for r in rooms]})
+        """A page of the lobby's snapshot (rebuilt at most every ``lobby_cache_ms``)."""
+        hub = get_hub()
+        if hub.lobby is None:
+            hub.lobby = LobbyCache(
+                lambda: hub.rooms.values(), _lobby_entry, hub.limits.lobby_cache_ms
+            )
+        try:
+            limit = _int_param(request, "limit", hub.limits.lobby_page, 1, 200)
+            offset = _int_param(request, "offset", 0, 0, 10_000_000)
+        except AccountError as error:
+            return _error(error.code, error.message, error.status)
+        return Response(await hub.lobby.page_json(offset, limit), media_type="application/json")
 
     async def match_record(request: Request) -> Response:
         code = request.path_params["code"].upper()

@@ -30,8 +30,20 @@ from laizi.server.api import (
     mark_guests,
 )
 from laizi.server.http_guard import HttpGuard
+from laizi.server.limits import (
+    MESSAGE_TEXT,
+    BodyLimit,
+    BodyTooLarge,
+    HashPool,
+    LimitError,
+    LobbyCache,
+    MessageGate,
+    Owner,
+    Quotas,
+    ServerLimits,
+    too_large_response,
+)
 from laizi.server.protocol import (
-    MAX_MESSAGE_BYTES,
     PROTOCOL_MINOR,
     PROTOCOL_VERSION,
     Act,
@@ -57,6 +69,8 @@ log = logging.getLogger("laizi.server")
 
 FORGET_AFTER_S = 600.0
 """A finished room stays in memory (its page, its info, its connections) this long."""
+CLOSE_AFTER = ""
+"""Put in a connection's outbox: send what is before it, then close (1008)."""
 OUTBOX_LIMIT = 2000
 """A client that lets this many messages pile up unread is disconnected."""
 
@@ -64,8 +78,14 @@ OUTBOX_LIMIT = 2000
 class Hub:
     """Every room of this server, by join code."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, limits: ServerLimits | None = None) -> None:
         self.store = store
+        self.limits = limits or ServerLimits()
+        self.quotas = Quotas(self.limits)
+        """Connections and rooms per address and account (``laizi.server.limits``)."""
+        self.passwords: HashPool | None = None
+        """The bounded pool for Argon2id work (made at startup)."""
+        self.lobby: LobbyCache | None = None
         self.rooms: dict[str, Room] = {}
         self.accounts: Accounts | None = None
         self.on_match_end: Callable[[Room], None] | None = None
@@ -102,7 +122,9 @@ class Hub:
         for conn, messages in by_conn.items():
             conn.send_many(messages)
 
-    def create_room(self, body: Any) -> Room:
+    def create_room(self, body: Any, owner: Owner | None = None) -> Room:
+        """A new room; with an ``owner`` (a client's request) the quotas are checked first
+        (:class:`laizi.server.limits.LimitError`)."""
         if not isinstance(body, dict):
             raise ValueError("the body must be a JSON object with 'rules' and 'table'")
         unknown = set(body) - {"rules", "table"}
@@ -113,6 +135,8 @@ class Hub:
         from laizi.engine import make_ruleset
 
         make_ruleset(rules)  # a game the engine can't play is refused here, not at the deal
+        if owner is not None:
+            self.quotas.check_room(owner, table.players == 0)
         code = new_code()
         while code in self.rooms or self.store.room_id(code) is not None:
             code = new_code()
@@ -121,12 +145,38 @@ class Hub:
         room.on_match_end = self.on_match_end
         room.on_over = self.forget_later
         self.rooms[code] = room
+        self.quotas.add_room(code, owner or Owner("(server)"), table.players == 0)
+        self.room_set_changed()
         if table.players == 0:
             room.start_match()
+        else:
+            self.expire_later(room)
         return room
+
+    def room_set_changed(self) -> None:
+        if self.lobby is not None:
+            self.lobby.changed()
+
+    def expire_later(self, room: Room) -> None:
+        """Close the room if it is still waiting for its people after ``waiting_room_seconds``."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # made outside the server (a unit test): no clock to expire on
+            return
+
+        def expire() -> None:
+            if self.rooms.get(room.code) is room and room.status == "waiting":
+                room.expire()
+                del self.rooms[room.code]
+                self.quotas.release_room(room.code)
+                self.room_set_changed()
+
+        loop.call_later(self.limits.waiting_room_seconds, expire)
 
     def forget_later(self, room: Room) -> None:
         """Drop a finished room from memory after a while (its records stay in the database)."""
+        self.quotas.release_room(room.code)
+        self.room_set_changed()
 
         def forget() -> None:
             if self.rooms.get(room.code) is room:
@@ -170,11 +220,18 @@ class Hub:
                 log.exception("room %s could not be recovered", row.code)
                 continue
             self.rooms[row.code] = room
+            bots_only = room.table.players == 0
+            self.quotas.add_room(row.code, Owner("(recovered)"), bots_only)
+            if room.status == "waiting":
+                self.expire_later(room)
             count += 1
         return count
 
-    def handle(self, conn: Conn, text: str | bytes) -> None:
-        """One client message; a bad one is answered with an error, nothing else changes."""
+    def handle(self, conn: Conn, text: str | bytes) -> bool:
+        """One client message; a bad one is answered with an error, nothing else changes.
+
+        True when it was an action the table accepted (the message budget gives it back: the
+        game's own pace bounds those)."""
         try:
             message = decode_client(text)
             if isinstance(message, Ping):
@@ -183,6 +240,12 @@ class Hub:
                 room = self.rooms.get(message.room.upper())
                 if room is None:
                     raise ProtocolError("no_room", f"no room has the code {message.room!r}")
+                if message.spectate and len(room.spectators) >= self.limits.spectators_per_room:
+                    raise ProtocolError(
+                        "too_many_spectators",
+                        f"观众已满 / this room has its {self.limits.spectators_per_room} "
+                        "spectators",
+                    )
                 message = before_join(self, conn, message)
                 room.join(conn, message)
                 after_join(room, conn, message)
@@ -192,6 +255,7 @@ class Hub:
                     raise ProtocolError("not_joined", "join a room first")
                 if isinstance(message, Act):
                     room.act(conn, message)
+                    return True
                 elif isinstance(message, Auto):
                     room.set_auto(conn, message.on)
                 elif isinstance(message, Leave):
@@ -202,6 +266,7 @@ class Hub:
                     room.ready(conn, message)
         except ProtocolError as error:
             conn.send(error.to_message())
+        return False
 
     def disconnect(self, conn: Conn) -> None:
         if conn.room is not None:
@@ -219,14 +284,18 @@ PAGE = """<!doctype html>
 """
 
 
-def create_app(db_url: str) -> Starlette:
-    """The Starlette application; the database is migrated and the rooms recovered at startup."""
+def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
+    """The Starlette application; the database is migrated and the rooms recovered at startup.
+
+    ``limits``: the resource limits (docs/server.md), the defaults when None."""
     state: dict[str, Any] = {}
+    limits = limits or ServerLimits()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(db_url)
-        hub = Hub(store)
+        hub = Hub(store, limits)
+        hub.passwords = HashPool(limits.workers, limits.hash_queue)
         attach(hub)
         state["hub"] = hub
         recovered = hub.recover()
@@ -238,6 +307,7 @@ def create_app(db_url: str) -> Starlette:
         hub.flush()  # what was accepted in the last turn of the loop is written before we go
         if hub.bookings is not None:
             hub.bookings.stop()
+        hub.passwords.close()
         store.close()
 
     def hub() -> Hub:
@@ -267,12 +337,24 @@ def create_app(db_url: str) -> Starlette:
         return JSONResponse(health)
 
     async def create_room(request: Request) -> Response:
+        # A JSON body only: a form of another site cannot send one (like the account routes).
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            message = "请发送 JSON / send a JSON body (Content-Type: application/json)"
+            return JSONResponse({"error": message, "code": "bad_request"}, 415)
         raw = await request.body()
         if len(raw) > 16_384:
-            return JSONResponse({"error": "the body is too large"}, 413)
+            return JSONResponse({"error": "the body is too large", "code": "too_large"}, 413)
+        accounts = hub().accounts
+        account = None if accounts is None else current_account(accounts, request)
+        owner = Owner(
+            request.client.host if request.client is not None else "",
+            None if account is None else account.id,
+        )
         try:
             body = jsonsafe.loads(raw or b"{}")
-            room = hub().create_room(body)
+            room = hub().create_room(body, owner)
+        except LimitError as error:
+            return JSONResponse({"error": error.message, "code": error.code}, error.status)
         except jsonsafe.JSONInputError as error:
             body = {"error": f"the body is not JSON: {error}", "code": "bad_request"}
             return JSONResponse(body, 400)
@@ -295,7 +377,23 @@ def create_app(db_url: str) -> Starlette:
 
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
+        address = ws.client.host if ws.client is not None else ""
+        quotas = hub().quotas
+        refused = quotas.connect(address)
+        if refused is not None:
+            text = MESSAGE_TEXT[refused]
+            await ws.send_text(encode({"type": "error", "code": refused, "message": text}))
+            await ws.close(code=1008)
+            return
+        try:
+            await serve_websocket(ws)
+        finally:
+            quotas.disconnect(address)
+
+    async def serve_websocket(ws: WebSocket) -> None:
+        conn_address = ws.client.host if ws.client is not None else ""
         outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        gate = MessageGate(limits)
 
         def send(message: dict[str, Any]) -> None:
             if outbox.qsize() > OUTBOX_LIMIT:
@@ -320,6 +418,13 @@ def create_app(db_url: str) -> Starlette:
                 if None in texts:
                     await ws.close(code=1008)
                     return
+                if CLOSE_AFTER in texts:  # what came before (an error telling why) goes out
+                    said = [t for t in texts[: texts.index(CLOSE_AFTER)] if t]
+                    last = ",".join(t[1:-1] if t.startswith("[") else t for t in said)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.send_text("[" + last + "]"), 5)
+                    await ws.close(code=1008)
+                    return
                 frames = cast(list[str], texts)  # no None left: checked just above
                 if len(frames) == 1:
                     await ws.send_text(frames[0])
@@ -337,7 +442,7 @@ def create_app(db_url: str) -> Starlette:
                 "type": "welcome",
                 "protocol": PROTOCOL_VERSION,
                 "minor": PROTOCOL_MINOR,
-                "max_message": MAX_MESSAGE_BYTES,
+                "max_message": limits.message_bytes,
             }
         )
         try:
@@ -345,10 +450,23 @@ def create_app(db_url: str) -> Starlette:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                data = message.get("text")
-                if data is None:
-                    data = message.get("bytes") or b""
-                hub().handle(conn, data)
+                text = message.get("text")
+                data: bytes = (message.get("bytes") or b"") if text is None else text.encode()
+                refused = gate.admit(data)  # the limits count bytes, not characters
+                if refused is None:
+                    if hub().handle(conn, data):
+                        gate.refund()
+                    continue
+                if gate.abusive:
+                    hub().quotas.abused(conn_address)
+                    send({"type": "error", "code": "abuse", "message": MESSAGE_TEXT["abuse"]})
+                    outbox.put_nowait(CLOSE_AFTER)  # the writer closes the connection (1008)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(asyncio.shield(task), 5)
+                    break
+                if gate.streak == 1 or refused == "too_large":  # one error per run of refusals
+                    text = MESSAGE_TEXT[refused].format(n=limits.message_bytes)
+                    send({"type": "error", "code": refused, "message": text})
         except WebSocketDisconnect:
             pass
         except Exception:
@@ -368,4 +486,15 @@ def create_app(db_url: str) -> Starlette:
         WebSocketRoute("/ws", websocket),
         *api_routes(hub),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(HttpGuard)])
+    async def body_too_large(request: Request, exc: Exception) -> Response:
+        return JSONResponse(too_large_response(limits.max_body_bytes), 413)
+
+    return Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[
+            Middleware(HttpGuard),  # outermost: its headers are on every answer
+            Middleware(BodyLimit, max_bytes=limits.max_body_bytes),
+        ],
+        exception_handlers={BodyTooLarge: body_too_large},
+    )

@@ -58,6 +58,8 @@ log = logging.getLogger("laizi.server")
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Join codes avoid look-alikes (no I/1, O/0)."""
 VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)
+SPECTATOR_NEWS_MS = 1000
+"""Spectators joining and leaving are told to the seated players at most this often (batched)."""
 
 
 def new_code(length: int = 6) -> str:
@@ -189,6 +191,8 @@ class Room:
         self.after_gate: list[Callable[[], None]] = []
         self.pending: PendingDeal | None = None
         """The next deal, committed to and waiting for the players' contributions."""
+        self.spectator_news: Timer | None = None
+        """The pending batched ``room`` message about spectators to the seated players."""
 
     # -- the outside world -----------------------------------------------------------------------
     @property
@@ -255,7 +259,7 @@ class Room:
             conn.room, conn.seat, conn.spectator = self, None, True
             self.post(conn, {"type": "joined", "room": self.code, "seat": None, "token": None})
             self.catch_up(conn, msg.last_seq)
-            self._broadcast_info()
+            self._spectators_changed()
             return
         if msg.token is not None:
             seat = next(
@@ -347,7 +351,7 @@ class Room:
     def disconnect(self, conn: Conn) -> None:
         if conn.spectator:
             self.spectators.discard(conn)
-            self._broadcast_info()
+            self._spectators_changed()
             return
         seat = conn.seat
         if seat is None:
@@ -362,6 +366,40 @@ class Room:
         elif self.status == "playing" and s.grace is None and not s.leaving:
             s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, seat)
         self._broadcast_info()
+
+    def _spectators_changed(self) -> None:
+        """Spectators come and go in crowds: one ``room`` message to the seated players (not to
+        every spectator) at most every :data:`SPECTATOR_NEWS_MS`; spectators see the new count
+        with the next change of the room."""
+        if self.live and self.spectator_news is None and self.status != "expired":
+            self.spectator_news = self._later(SPECTATOR_NEWS_MS, self._tell_seats)
+
+    def _tell_seats(self) -> None:
+        self.spectator_news = None
+        message = {"type": "room", "room": self.info()}
+        for s in self.seats:
+            for conn in s.conns:
+                self.post(conn, message)
+
+    def expire(self) -> None:
+        """A room that waited too long for its people closes: everyone in it is told and let go
+        (the database marks it ``expired``; it is not recovered after a restart)."""
+        self.status = "expired"
+        self.store.set_status(self.id, "expired")
+        for timer in list(self.timers):
+            timer.cancel()
+        message = {
+            "type": "error",
+            "code": "room_expired",
+            "message": "房间等人太久，已关闭 / the room waited too long for its players and closed",
+        }
+        for conn, _ in self._conns():
+            self.post(conn, message)
+            self.post(conn, {"type": "left", "room": self.code})
+            conn.room, conn.seat, conn.spectator = None, None, False
+        self.spectators.clear()
+        for s in self.seats:
+            s.conns.clear()
 
     def _grace_over(self, seat: int) -> None:
         s = self.seats[seat]

@@ -1,0 +1,500 @@
+"""Abuse benchmark of the online table — ``python benchmarks/bench_abuse.py [--json] [--smoke]``.
+
+Starts one ``laizi serve`` process on 127.0.0.1 with its default limits (a fresh SQLite file in
+a temporary directory) and seats ``--tables`` tables of four scripted people from 127.0.0.1; they
+answer each prompt after 50–150 ms.  "Another table's p99" is the 99th percentile of their action
+→ own-event latency (as ``bench_server.py``: the server has checked the action, written it to
+the database and broadcast it) while one attack runs, for ``--seconds`` each:
+
+``flood``        50 clients (five addresses), each spectating a bots-only room, send ``resync``
+                 as fast as they can (one every millisecond) and try to connect again a second
+                 after the server cuts them off
+``login_burst``  waves of 40 concurrent failed logins (Argon2id), each from its own address
+``lobby_storm``  20 clients read ``/api/lobby`` (first pages and deeper ones) in a loop while the
+                 server holds ``--rooms`` waiting rooms, made from many addresses within the
+                 per-address cap
+``spectators``   500 spectators (50 on each of ten bots-only rooms, from ten addresses) join
+                 within the first 40 % of the phase, watch, and leave within its last 40 %
+
+Each attack runs in its own process (this script again, ``--attacker NAME``), so the attackers'
+own work does not slow the measured clients down.  The attackers come from loopback addresses
+127.0.x.y, which the server sees as different clients
+(the whole 127.0.0.0/8 is this machine), so the per-address limits act as they would against
+several machines.  Bots-only rooms need an account: the benchmark registers five.
+
+Keys of the last line with ``--json`` (INTERFACES.md): ``flood_p99_ms``, ``login_burst_p99_ms``,
+``lobby_storm_p99_ms``, ``spectators_p99_ms``, ``errors`` (error messages, disconnects and
+timeouts at the measured tables, and attack requests the server failed with a 5xx other than a
+deliberate 503); also ``baseline_p99_ms`` (no attack), the samples per phase and what the attacks
+got (refused logins, closed flooders, …).
+
+Goal (issue 13): each p99 ≤ 50 ms on a quiet 2-core machine, no errors.  ``--smoke`` is a short
+run with small attacks for CI (``tests/test_abuse_bench_smoke.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+from server_process import free_port, start_server
+
+DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "win")
+
+
+def address(n: int) -> str:
+    """The n-th attacker address: 127.0.1.1, 127.0.1.2, … (never 127.0.0.1)."""
+    return f"127.0.{n // 200 + 1}.{n % 200 + 1}"
+
+
+async def http(
+    port: int,
+    method: str,
+    path: str,
+    body: Any = None,
+    cookie: str = "",
+    source: str = "127.0.0.1",
+) -> tuple[int, dict[str, str], Any]:
+    """One HTTP/1.1 request from the address ``source``."""
+    data = b"" if body is None else json.dumps(body).encode()
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
+    head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+    if cookie:
+        head += f"Cookie: {cookie}\r\n"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    try:
+        writer.write(head.encode() + b"\r\n" + data)
+        await writer.drain()
+        raw = await reader.read()
+    finally:
+        writer.close()
+    top, _, content = raw.partition(b"\r\n\r\n")
+    lines = top.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    try:
+        parsed = json.loads(content)
+    except ValueError:
+        parsed = None
+    return int(lines[0].split()[1]), headers, parsed
+
+
+async def connect(port: int, source: str = "127.0.0.1") -> Any:
+    return await websockets.connect(
+        f"ws://127.0.0.1:{port}/ws",
+        max_size=2**22,
+        open_timeout=60,
+        compression=None,
+        local_addr=(source, 0),
+    )
+
+
+def frames(raw: str | bytes) -> list[dict[str, Any]]:
+    frame = json.loads(raw)
+    return frame if isinstance(frame, list) else [frame]
+
+
+class Measure:
+    """The measured tables' latencies, by phase, and their errors."""
+
+    def __init__(self) -> None:
+        self.phase: str | None = None
+        self.latencies: dict[str, list[float]] = {}
+        self.errors: Counter[str] = Counter()
+
+    def record(self, ms: float) -> None:
+        if self.phase is not None:
+            self.latencies.setdefault(self.phase, []).append(ms)
+
+    def p99(self, phase: str) -> float | None:
+        values = sorted(self.latencies.get(phase, []))
+        if not values:
+            return None
+        return round(values[min(len(values) - 1, int(len(values) * 0.99))], 2)
+
+
+async def player(
+    port: int, code: str, seat: int, measure: Measure, stop: asyncio.Event, rng: random.Random
+) -> None:
+    """One scripted person of a measured table."""
+    try:
+        ws = await connect(port)
+    except Exception:
+        measure.errors["connect"] += 1
+        return
+    sent_at: list[float] = []
+    pending: set[asyncio.Task[None]] = set()
+
+    async def answer(prompt: dict[str, Any]) -> None:
+        await asyncio.sleep(rng.uniform(0.05, 0.15))
+        if stop.is_set():
+            return
+        legal = prompt["legal"]
+        wins = [a for a in legal if a["type"] == "win"]
+        action = wins[0] if wins else rng.choice(legal)
+        sent_at[:] = [time.perf_counter()]
+        await ws.send(json.dumps({"type": "act", "prompt": prompt["id"], "action": action}))
+
+    try:
+        await ws.send(json.dumps({"type": "join", "room": code, "seat": seat}))
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), 1.0)
+            except TimeoutError:
+                continue
+            for message in frames(raw):
+                kind = message["type"]
+                if kind == "event":
+                    event = message["event"]
+                    if sent_at and event.get("seat") == seat and event["type"] in DECISIONS:
+                        measure.record((time.perf_counter() - sent_at[0]) * 1000)
+                        sent_at.clear()
+                elif kind == "prompt":
+                    pending.add(asyncio.create_task(answer(message)))
+                elif kind == "error":
+                    measure.errors["error:" + message["code"]] += 1
+                elif kind == "auto" and message["on"]:
+                    measure.errors["timeout"] += 1
+            pending = {t for t in pending if not t.done()}
+    except websockets.ConnectionClosed:
+        if not stop.is_set():
+            measure.errors["disconnected"] += 1
+    finally:
+        for task in pending:
+            task.cancel()
+        await ws.close()
+
+
+# -- the attacks -----------------------------------------------------------------------------------
+class Attack:
+    def __init__(self, port: int, stop: asyncio.Event) -> None:
+        self.port = port
+        self.stop = stop
+        self.counts: Counter[str] = Counter()
+        self.failures: Counter[str] = Counter()
+
+    def status(self, what: str, status: int, body: Any) -> None:
+        code = body.get("code") if isinstance(body, dict) else None
+        self.counts[f"{what}:{status}{'' if code is None else ':' + code}"] += 1
+        if status >= 500 and not (status == 503 and code is not None):
+            self.failures[f"{what}:{status}"] += 1
+
+
+async def flooder(attack: Attack, n: int, room: str) -> None:
+    """Spectate ``room`` and send ``resync`` every millisecond; come back when cut off."""
+    while not attack.stop.is_set():
+        try:
+            ws = await connect(attack.port, address(n % 5))
+        except Exception:
+            attack.counts["flood:connect_failed"] += 1
+            await asyncio.sleep(0.1)
+            continue
+        attack.counts["flood:connected"] += 1
+
+        reading = asyncio.create_task(drain(ws))
+        try:
+            await ws.send(json.dumps({"type": "join", "room": room, "spectate": True}))
+            while not attack.stop.is_set():
+                await ws.send('{"type":"resync"}')
+                attack.counts["flood:sent"] += 1
+                await asyncio.sleep(0.001)
+        except websockets.ConnectionClosed:
+            attack.counts["flood:closed_by_server"] += 1
+        finally:
+            reading.cancel()
+            await ws.close()
+        await asyncio.sleep(1.0)  # and back (an address that was cut off waits 30 s first)
+
+
+async def drain(ws: Any) -> None:
+    """Read (and drop) what the server sends, so its frames don't pile up unread."""
+    try:
+        async for _ in ws:
+            pass
+    except websockets.ConnectionClosed:
+        pass
+
+
+async def login_waves(attack: Attack, size: int) -> None:
+    """Waves of ``size`` concurrent failed logins, each from its own address."""
+    wave = 0
+    while not attack.stop.is_set():
+        async def one(n: int, wave: int) -> None:
+            body = {"name": f"nobody {wave}-{n}", "password": "not the password"}
+            status, _, answer = await http(attack.port, "POST", "/api/login", body,
+                                           source=address(200 + n))
+            attack.status("login", status, answer)
+
+        await asyncio.gather(*(one(n, wave) for n in range(size)))
+        wave += 1
+
+
+async def lobby_reader(attack: Attack, n: int, rooms: int) -> None:
+    rng = random.Random(n)
+    while not attack.stop.is_set():
+        offset = 0 if n % 2 == 0 else rng.randrange(0, max(1, rooms))
+        status, _, body = await http(
+            attack.port, "GET", f"/api/lobby?offset={offset}&limit=50", source=address(400 + n)
+        )
+        attack.status("lobby", status, body)
+
+
+async def spectator(attack: Attack, n: int, room: str, arrive: float, leave: float) -> None:
+    """Join ``arrive`` seconds into the phase, watch, leave ``leave`` seconds into it."""
+    started = time.monotonic()
+    await asyncio.sleep(arrive)
+    try:
+        ws = await connect(attack.port, address(600 + n // 50))
+    except Exception:
+        attack.counts["spectate:connect_failed"] += 1
+        return
+
+    async def watch() -> None:
+        try:
+            async for raw in ws:
+                for message in frames(raw):
+                    if message["type"] == "joined":
+                        attack.counts["spectate:joined"] += 1
+                    elif message["type"] == "error":
+                        attack.counts["spectate:error:" + message["code"]] += 1
+        except websockets.ConnectionClosed:
+            pass
+
+    reading = asyncio.create_task(watch())
+    try:
+        await ws.send(json.dumps({"type": "join", "room": room, "spectate": True}))
+        stopped = asyncio.create_task(attack.stop.wait())
+        await asyncio.wait(
+            [stopped, reading], timeout=max(0.0, leave - (time.monotonic() - started)),
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        stopped.cancel()
+        if reading.done():
+            attack.counts["spectate:closed_by_server"] += 1
+    finally:
+        reading.cancel()
+        await ws.close()  # leaving is part of the attack (each leave was news for everyone)
+
+
+def attackers(
+    name: str, attack: Attack, args: argparse.Namespace, spec: dict[str, Any]
+) -> list[Any]:
+    bot_rooms: list[str] = spec["bot_rooms"]
+    if name == "flood":
+        return [flooder(attack, n, bot_rooms[n % len(bot_rooms)]) for n in range(args.flooders)]
+    if name == "login_burst":
+        return [login_waves(attack, args.logins)]
+    if name == "lobby_storm":
+        return [lobby_reader(attack, n, spec["rooms"]) for n in range(args.lobby_clients)]
+    if name == "spectators":
+        # They come within the first 40 % of the phase and go within its last 40 %.
+        return [
+            spectator(
+                attack,
+                n,
+                bot_rooms[n // 50 % len(bot_rooms)],
+                0.4 * args.seconds * n / args.spectators,
+                args.seconds * (0.6 + 0.3 * n / args.spectators),
+            )
+            for n in range(args.spectators)
+        ]
+    raise SystemExit(f"no attack {name!r}")
+
+
+async def attack_main(args: argparse.Namespace) -> None:
+    """The attacker process: one attack for ``--seconds``; its counts as the last line."""
+    stop = asyncio.Event()
+    attack = Attack(args.port, stop)
+    running = [asyncio.create_task(a) for a in attackers(args.attacker, attack, args,
+                                                         json.loads(args.spec))]
+    print("go", flush=True)
+    await asyncio.sleep(args.seconds)
+    stop.set()
+    for result in await asyncio.gather(*running, return_exceptions=True):
+        if isinstance(result, BaseException):
+            attack.failures[type(result).__name__] += 1
+    report = {"counts": dict(sorted(attack.counts.items())), "failures": dict(attack.failures)}
+    print(json.dumps(report), flush=True)
+
+
+# -- the run ---------------------------------------------------------------------------------------
+async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any]:
+    port = args.port
+    measure = Measure()
+    stop_tables = asyncio.Event()
+    failures: Counter[str] = Counter()
+    details: dict[str, Any] = {}
+
+    # Setup: five accounts and their bots-only rooms (watched by the flood and the spectators).
+    bot_rooms: list[str] = []
+    for a in range(args.bot_rooms // 2 + args.bot_rooms % 2):
+        body = {"name": f"watcher{a}-{random.randrange(10**6)}", "password": "long password"}
+        status, headers, answer = await http(port, "POST", "/api/register", body,
+                                             source=address(800 + a))
+        if status != 201:
+            raise SystemExit(f"register: {status} {answer}")
+        cookie = headers["set-cookie"].split(";")[0]
+        for _ in range(2):
+            if len(bot_rooms) < args.bot_rooms:
+                table = {"players": 0, "hands": 64, "between_hands_ms": 1000}
+                status, _, answer = await http(port, "POST", "/api/rooms", {"table": table},
+                                               cookie=cookie, source=address(800 + a))
+                if status != 201:
+                    raise SystemExit(f"bots-only room: {status} {answer}")
+                bot_rooms.append(answer["code"])
+
+    # The measured tables.
+    tasks = []
+    rng = random.Random(args.seed)
+    for _ in range(args.tables):
+        table = {"players": 4, "hands": 64, "action_seconds": 60, "between_hands_ms": 500}
+        status, _, answer = await http(port, "POST", "/api/rooms", {"table": table})
+        if status != 201:
+            raise SystemExit(f"measured table: {status} {answer}")
+        for seat in range(4):
+            r = random.Random(rng.getrandbits(64))
+            tasks.append(asyncio.create_task(
+                player(port, answer["code"], seat, measure, stop_tables, r)))
+    await asyncio.sleep(args.warmup)
+
+    async def phase(name: str) -> None:
+        """Run one attack in its own process (so the attackers' work does not slow the
+        measured clients down) and measure while it runs."""
+        if name == "baseline":
+            measure.phase = name
+            await asyncio.sleep(args.seconds)
+            measure.phase = None
+            await asyncio.sleep(1.0)
+            return
+        spec = {"bot_rooms": bot_rooms, "rooms": details.get("lobby_rooms", 0)}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--attacker", name, "--port", str(port),
+            "--seconds", str(args.seconds), "--spec", json.dumps(spec),
+            "--flooders", str(args.flooders), "--logins", str(args.logins),
+            "--lobby-clients", str(args.lobby_clients), "--spectators", str(args.spectators),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        await proc.stdout.readline()  # "go": the attacker is ready
+        measure.phase = name
+        out = await proc.stdout.read()
+        measure.phase = None
+        await proc.wait()
+        try:
+            report = json.loads(out.decode().strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            failures[f"{name}:attacker_failed"] += 1
+            return
+        failures.update(report["failures"])
+        details[name] = report["counts"]
+        await asyncio.sleep(1.0)  # let the server settle before the next phase
+
+    await phase("baseline")
+    await phase("flood")
+    await phase("login_burst")
+
+    # The lobby storm's rooms: made from many addresses, each within the per-address cap.
+    per_address = 20
+    made = 0
+    for start in range(0, args.rooms, per_address * 10):
+        batch = []
+        for k in range(start, min(args.rooms, start + per_address * 10)):
+            batch.append(http(port, "POST", "/api/rooms", {"table": {"players": 2}},
+                              source=address(1000 + k // per_address)))
+        for status, _, _ in await asyncio.gather(*batch):
+            made += status == 201
+            if status != 201:
+                failures[f"lobby_rooms:{status}"] += 1
+    details["lobby_rooms"] = made
+    await phase("lobby_storm")
+    await phase("spectators")
+
+    stop_tables.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    errors = sum(measure.errors.values()) + sum(failures.values())
+    result: dict[str, Any] = {
+        "flood_p99_ms": measure.p99("flood"),
+        "login_burst_p99_ms": measure.p99("login_burst"),
+        "lobby_storm_p99_ms": measure.p99("lobby_storm"),
+        "spectators_p99_ms": measure.p99("spectators"),
+        "baseline_p99_ms": measure.p99("baseline"),
+        "samples": {k: len(v) for k, v in measure.latencies.items()},
+        "tables": args.tables,
+        "seconds_per_phase": args.seconds,
+        "attacks": details,
+        "load_average": round(os.getloadavg()[0], 2),
+        "error_kinds": dict(measure.errors + failures),
+        "errors": errors,
+    }
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=8, help="measured tables of four people")
+    parser.add_argument("--seconds", type=float, default=15.0, help="seconds of each attack")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--flooders", type=int, default=50)
+    parser.add_argument("--logins", type=int, default=40, help="concurrent logins per wave")
+    parser.add_argument("--rooms", type=int, default=2000, help="waiting rooms for the storm")
+    parser.add_argument("--lobby-clients", type=int, default=20)
+    parser.add_argument("--spectators", type=int, default=500)
+    parser.add_argument("--bot-rooms", type=int, default=10, help="bots-only rooms watched")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--smoke", action="store_true", help="a short run with small attacks")
+    parser.add_argument("--port", type=int, help="use a server already running on this port")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--attacker", help=argparse.SUPPRESS)
+    parser.add_argument("--spec", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.seconds, args.warmup = 2, 2.0, 2.0
+        args.flooders, args.logins, args.rooms = 10, 10, 100
+        args.lobby_clients, args.spectators, args.bot_rooms = 4, 60, 2
+    if not 1 <= args.tables <= 50 or not 0 < args.seconds <= 600 or not 1 <= args.bot_rooms <= 20:
+        parser.error("--tables must be 1–50, --seconds 0–600, --bot-rooms 1–20")
+    runner: Any = asyncio.run
+    try:
+        import uvloop
+
+        runner = uvloop.run
+    except ImportError:
+        pass
+    if args.attacker:
+        runner(attack_main(args))
+        return
+    if args.port:
+        result = runner(run(args))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            args.port = free_port()
+            server = start_server(Path(tmp) / "bench.sqlite3", args.port)
+            try:
+                result = runner(run(args, server.pid))
+            finally:
+                server.send_signal(signal.SIGTERM)
+                try:
+                    server.wait(15)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>20}: {value}")
+
+
+if __name__ == "__main__":
+    main()

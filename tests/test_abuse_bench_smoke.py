@@ -1,0 +1,28 @@
+"""CI's short run of the abuse benchmark: it runs, prints INTERFACES.md's keys, no errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_abuse.py"
+
+
+def test_bench_abuse_smoke():
+    result = subprocess.run(
+        [sys.executable, str(BENCH), "--json", "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    figures = json.loads(result.stdout.splitlines()[-1])
+    assert figures["errors"] == 0, figures["error_kinds"]
+    for key in ("flood_p99_ms", "login_burst_p99_ms", "lobby_storm_p99_ms", "spectators_p99_ms"):
+        assert figures[key] is not None and figures[key] > 0, key
+    attacks = figures["attacks"]
+    # The attacks happened and met the limits: flooders cut off, every spectator seated.
+    assert attacks["flood"]["flood:closed_by_server"] >= 1
+    assert attacks["login_burst"]["login:401:bad_login"] >= 10
+    assert attacks["lobby_rooms"] == 100 and attacks["lobby_storm"]["lobby:200"] >= 4
+    assert attacks["spectators"]["spectate:joined"] == 60
