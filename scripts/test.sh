@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install everything the tests need, then run them all. This is the README's test command.
+# Install everything the tests need, then run them all. This is the README's test command:
+# ruff (lint and format check), mypy, then the whole pytest suite (slow tests included) on every
+# core (pytest-xdist, -n auto).
 # The database tests run against SQLite and PostgreSQL: unless LAIZI_TEST_POSTGRES_URL names a
 # server already, Debian's PostgreSQL is installed when missing and a throw-away server is started
 # on 127.0.0.1 for the run (scripts/postgres.sh) and stopped at the end.
@@ -26,4 +28,6 @@ if [ -z "${LAIZI_TEST_POSTGRES_URL:-}" ]; then
     fi
 fi
 python3 -m ruff check .
-python3 -m pytest -q
+python3 -m ruff format --check .
+python3 -m mypy
+python3 -m pytest -q -n auto

@@ -2,14 +2,18 @@
 
 PostgreSQL comes from ``LAIZI_TEST_POSTGRES_URL`` (``scripts/test.sh`` starts a throw-away server
 and sets it); without it the tests start one themselves with ``scripts/postgres.sh`` when the
-server binaries are installed.  If none can be had, the PostgreSQL cases fail under CI
-(``CI=true``) and are skipped elsewhere, with the reason.
+server binaries are installed — one server for the whole run, shared by every pytest-xdist worker
+(the first worker that needs it starts it; the run's main process stops it at the end).  If none
+can be had, the PostgreSQL cases fail under CI (``CI=true``) and are skipped elsewhere, with the
+reason.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -22,28 +26,68 @@ POSTGRES_ENV = "LAIZI_TEST_POSTGRES_URL"
 DATABASES = ["sqlite", "postgresql"]
 
 
+# Where the run's own PostgreSQL server lives (when LAIZI_TEST_POSTGRES_URL names none): a directory
+# the main process makes before any xdist worker starts, so every worker inherits its name.
+_SHARED_ENV = "LAIZI_TEST_POSTGRES_SHARED_DIR"
+_POSTGRES_SH = str(ROOT / "scripts" / "postgres.sh")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or os.environ.get(POSTGRES_ENV):
+        return  # an xdist worker (it inherited the directory), or a server given from outside
+    shared = tempfile.mkdtemp(prefix="laizi-test-pg.")
+    os.chmod(shared, 0o755)  # as root the server runs as another user, inside this directory
+    os.environ[_SHARED_ENV] = shared
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    shared = os.environ.pop(_SHARED_ENV, None)
+    if shared:
+        subprocess.run(
+            ["bash", _POSTGRES_SH, "stop", os.path.join(shared, "server")],
+            capture_output=True,
+            check=False,
+        )
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def _shared_server(shared: Path) -> str:
+    """The URL of the run's server, started by the first process to ask; raises if it can't be."""
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other workers wait here while it starts
+        url, failed = shared / "url", shared / "failed"
+        if url.exists():
+            return url.read_text()
+        if failed.exists():
+            raise RuntimeError(failed.read_text())
+        started = subprocess.run(
+            ["bash", _POSTGRES_SH, "start", str(shared / "server")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if started.returncode != 0:
+            reason = f"PostgreSQL could not be started: {started.stderr.strip()[-500:]}"
+            failed.write_text(reason)
+            raise RuntimeError(reason)
+        url.write_text(started.stdout.strip().splitlines()[-1])
+        return url.read_text()
+
+
 @pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
+def postgres_server() -> str:
     """The URL of a PostgreSQL server the tests may create databases on."""
     url = os.environ.get(POSTGRES_ENV)
     if url:
-        yield url
-        return
-    where = tempfile.mkdtemp(prefix="laizi-test-pg.")
-    script = str(ROOT / "scripts" / "postgres.sh")
-    started = subprocess.run(
-        ["bash", script, "start", where], capture_output=True, text=True, check=False
-    )
-    if started.returncode != 0:
-        subprocess.run(["bash", script, "stop", where], capture_output=True, check=False)
-        reason = f"PostgreSQL could not be started: {started.stderr.strip()[-500:]}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason + f" (set {POSTGRES_ENV} or run scripts/test.sh)")
+        return url
     try:
-        yield started.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run(["bash", script, "stop", where], capture_output=True, check=False)
+        return _shared_server(Path(os.environ[_SHARED_ENV]))
+    except RuntimeError as error:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(error))
+        pytest.skip(f"{error} (set {POSTGRES_ENV} or run scripts/test.sh)")
 
 
 def _admin(url: str, sql: str) -> None:

@@ -132,6 +132,7 @@ def random_hand(rng: random.Random) -> tuple[str, str | None]:
     return format_tiles(tiles), None if laizi is None else format_tile(laizi)
 
 
+@pytest.mark.slow  # the reference checks 3000 hands in about 50 seconds
 def test_batch_agrees_with_the_independent_checker_on_thousands_of_hands():
     rng = random.Random(20261130)
     cases = [random_hand(rng) for _ in range(3000)]

@@ -219,6 +219,7 @@ def test_waits_agree_with_reference(case):
     assert hand.waits_258(counts, laizi) == ref_waits(counts, laizi, PAIR_258)
 
 
+@pytest.mark.slow  # the reference's shanten search takes about a minute for 300 hands
 @settings(
     max_examples=300,
     deadline=None,
@@ -246,6 +247,7 @@ def test_shanten_is_consistent_with_complete_and_waits(case):
 # --- the tables -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # rebuilding the tables takes half a minute
 def test_shipped_tables_are_what_the_generator_makes():
     assert _tablegen.build() == _tablegen.TABLE_PATH.read_bytes()
 

@@ -34,6 +34,7 @@ import sys
 import zlib
 from collections.abc import Callable, Sequence
 from itertools import repeat
+from typing import Literal
 
 from laizi._tablegen import MAGIC, TABLE_PATH
 from laizi.tiles import TERMINALS_AND_HONORS, format_tile
@@ -68,6 +69,7 @@ class HandSizeError(ValueError):
 
 Partial = tuple[int, ...]  # fewest missing tiles for k melds and p pairs, index 2k + p
 Entry = tuple[int, int, int, int, Partial]  # (tiles, M, P - M, P258 - M, partial)
+PairSlot = Literal[2, 3]  # the column of an Entry with the pair count: any pair, a 2/5/8 pair
 
 _EMPTY: Partial = tuple(3 * k + 2 * p for k in range(5) for p in (0, 1))  # a group with no tiles
 _SUITS: dict[bytes, Entry] = {}  # keyed by a suit's 9 counts as bytes
@@ -91,7 +93,7 @@ def _load() -> None:
             partial = values[len(values) - 10 :]
             if partial == _EMPTY:
                 partial = _EMPTY  # the same object, so `shanten` can skip empty groups cheaply
-            entries.append((*head, partial))  # type: ignore[arg-type]
+            entries.append((*head, partial))
         offset += distinct * width
         keys = raw[offset : offset + rows * size]
         offset += rows * size
@@ -117,9 +119,10 @@ _HONORS_BY_INT: dict[int, Entry] = {}
 def _load_int_keys() -> None:
     if not _SUITS:
         _load()
+    little: Literal["little"] = "little"
     for source, target in ((_SUITS, _SUITS_BY_INT), (_HONORS, _HONORS_BY_INT)):
         from_bytes = int.from_bytes
-        target.update(zip(map(from_bytes, source, repeat("little")), source.values(), strict=True))
+        target.update(zip(map(from_bytes, source, repeat(little)), source.values(), strict=True))
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,7 +183,7 @@ def _size_error(packed: bytes, wild: int = 0) -> HandSizeError:
 # Complete and hard
 
 
-def _complete_check(pair_slot: int, name: str, doc: str) -> Callable[..., bool]:
+def _complete_check(pair_slot: PairSlot, name: str, doc: str) -> Callable[..., bool]:
     """The complete check using the pair column ``pair_slot`` (2: any pair, 3: a 2/5/8 pair).
 
     The hot path of the whole system, so it is one flat function: a few C-level byte slices and
@@ -287,7 +290,7 @@ _GROUPS = tuple(
 )
 
 
-def _waits(counts: Sequence[int], laizi: int | None, pair_slot: int) -> list[int]:
+def _waits(counts: Sequence[int], laizi: int | None, pair_slot: PairSlot) -> list[int]:
     packed, wild = _packed(counts, laizi)
     entries = _entries(packed, wild)
     if entries[0][0] + entries[1][0] + entries[2][0] + entries[3][0] + wild not in _READY_SIZES:

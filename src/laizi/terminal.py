@@ -76,7 +76,7 @@ class TerminalTable:
         read_line: Callable[[], str | None] = lambda: input(),
     ) -> None:
         self.ruleset = make_ruleset(rules)
-        self.settings = self.ruleset.settings  # type: ignore[attr-defined]
+        self.settings = self.ruleset.settings
         self.seat = seat
         self.bot_name = bots
         self.seed = seed

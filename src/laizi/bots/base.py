@@ -87,7 +87,7 @@ def bot_factory(name: str) -> BotFactory:
     factory = getattr(module, attribute, None)
     if factory is None or not callable(factory):
         raise BotError(f"bot {name!r}: module {module_name!r} has no class {attribute!r}")
-    return factory  # type: ignore[no-any-return]
+    return factory
 
 
 def make_bot(name: str, rules: Any, seed: int = 0) -> Bot:

@@ -33,7 +33,7 @@ def _rules(text: str) -> Any:
 
 def _guarded(call: Any) -> dict[str, Any]:
     try:
-        return call()  # type: ignore[no-any-return]
+        return call()
     except (BotError, SettingsError) as error:
         fail(str(error))
     except ValueError as error:

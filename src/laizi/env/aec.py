@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -76,7 +76,7 @@ def first_dealer(seed: int, hand: int) -> int:
     return (hand_seed(seed, 0)[0] + hand) % 4
 
 
-class LaiziAECEnv(AECEnv):  # type: ignore[misc]
+class LaiziAECEnv(AECEnv):
     """A laizi hand as a PettingZoo AEC environment (build it with ``wuhan_v0.env`` …).
 
     ``rules``: a preset name, a ``Settings`` or ``{"preset": …, setting: value}``.
@@ -84,7 +84,7 @@ class LaiziAECEnv(AECEnv):  # type: ignore[misc]
     turns (hand *n* after a reset is dealt by seat *n* mod 4, the first by the seed's choice).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012 (each instance gets its own copy in __init__)
         "name": "laizi_v0",
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
@@ -104,7 +104,7 @@ class LaiziAECEnv(AECEnv):  # type: ignore[misc]
         if dealer is not None and dealer not in (0, 1, 2, 3):
             raise ValueError("dealer must be a seat 0-3 or None")
         self.ruleset = make_ruleset(rules)
-        self.metadata = {  # type: ignore[misc]  # PettingZoo reads the instance's metadata
+        self.metadata = {  # PettingZoo reads the instance's metadata
             **type(self).metadata,
             "name": f"laizi_{self.ruleset.game}_v0",
         }
@@ -216,7 +216,7 @@ class LaiziAECEnv(AECEnv):  # type: ignore[misc]
         pass
 
 
-class OrderEnforcing(OrderEnforcingWrapper):  # type: ignore[misc]
+class OrderEnforcing(OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper with direct ``last`` and ``step``.
 
     The same checks (nothing before ``reset``; a warning for a step after the end), without
@@ -227,7 +227,7 @@ class OrderEnforcing(OrderEnforcingWrapper):  # type: ignore[misc]
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)  # type: ignore[no-any-return]
+        return self.env.last(observe)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:

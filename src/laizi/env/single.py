@@ -33,7 +33,7 @@ from laizi.rules.registry import make_ruleset
 __all__ = ["LaiziGymEnv"]
 
 
-class LaiziGymEnv(gymnasium.Env):  # type: ignore[misc]
+class LaiziGymEnv(gymnasium.Env):
     """One seat of a laizi hand against three opponents.
 
     ``rules``: a preset name or ``{"preset": …, setting: value}``.  ``seat``: the seat you play

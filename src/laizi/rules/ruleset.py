@@ -145,6 +145,10 @@ class Ruleset(ABC):
     reserve: int = 0
     """Tiles at the back of the wall never drawn by a normal draw (A8's 海底 reserve)."""
 
+    def __init__(self, settings: Any = None) -> None:
+        """A ruleset is made from the room's settings (the registry calls ``cls(settings)``)."""
+        self.settings = settings
+
     def specials(self, indicator: int | None) -> SpecialTiles:
         """The special tiles of a hand with this indicator (``None`` when not used)."""
         return SpecialTiles(indicator)

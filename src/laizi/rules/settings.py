@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from itertools import pairwise
@@ -184,7 +184,7 @@ _FRACTION_FIELDS = frozenset(
         "base",
     }
 )
-_CHOICES: dict[str, tuple[str, ...]] = {
+_CHOICES: dict[str, Collection[str]] = {
     "game": GAMES,
     "variant": VARIANTS,
     "mode": MODES,

@@ -87,7 +87,7 @@ class WinSituation:
     winning_tile: int
     after_kong: bool
     haidi: bool
-    players: tuple[PlayerHand, PlayerHand, PlayerHand, PlayerHand]
+    players: tuple[PlayerHand, ...]
     after_kong_discard: bool = False
 
     def __repr__(self) -> str:

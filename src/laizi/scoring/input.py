@@ -61,7 +61,7 @@ def situation_from_json(obj: Any) -> WinSituation:
         winning_tile=_tile(_required(data, "winning_tile"), "winning_tile"),
         after_kong=_bool(data.get("after_kong", False), "after_kong"),
         haidi=_bool(data.get("haidi", False), "haidi"),
-        players=players,  # type: ignore[arg-type]
+        players=players,
         after_kong_discard=_bool(data.get("after_kong_discard", False), "after_kong_discard"),
     )
     make_ruleset(settings).check_situation(situation)  # the game's checks, once, here

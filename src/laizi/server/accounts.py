@@ -51,7 +51,7 @@ from sqlalchemy.exc import IntegrityError
 
 from laizi.server.login_guard import WINDOW_SECONDS, LoginGuard, LoginRefused
 from laizi.server.names import NameRefused, has_hidden, normalize_name
-from laizi.server.store import metadata
+from laizi.server.store import inserted_id, metadata
 
 __all__ = [
     "LOGIN_LIMIT_PER_ADDRESS",
@@ -252,7 +252,7 @@ class Accounts:
                         name=name, name_key=key, password_hash=password_hash, created=created
                     )
                 )
-                account_id = int(result.inserted_primary_key[0])
+                account_id = inserted_id(result)
         except IntegrityError:  # taken between the check and the insert
             raise _taken(name) from None
         return Account(account_id, name, created)

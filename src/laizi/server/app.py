@@ -8,7 +8,7 @@ import gc
 import html
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -425,10 +425,11 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
                         await asyncio.wait_for(ws.send_text("[" + last + "]"), 5)
                     await ws.close(code=1008)
                     return
-                if len(texts) == 1:
-                    await ws.send_text(texts[0])  # type: ignore[arg-type]
+                frames = cast(list[str], texts)  # no None left: checked just above
+                if len(frames) == 1:
+                    await ws.send_text(frames[0])
                 else:
-                    parts = [t[1:-1] if t.startswith("[") else t for t in texts]  # type: ignore[union-attr]
+                    parts = [t[1:-1] if t.startswith("[") else t for t in frames]
                     await ws.send_text("[" + ",".join(parts) + "]")
 
         conn = Conn(send, send_many)

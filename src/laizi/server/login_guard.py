@@ -37,7 +37,8 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
+from typing import Any
 
 __all__ = [
     "FREE_FAILURES",
@@ -158,6 +159,10 @@ class LoginGuard:
         self.calls += 1
         if self.calls % _SWEEP_EVERY:
             return
-        for table in (self.pair_tries, self.account_failures):
+        tables: tuple[MutableMapping[Any, deque[float]], ...] = (
+            self.pair_tries,
+            self.account_failures,
+        )
+        for table in tables:
             for key in [k for k, hits in table.items() if not self._recent(hits, now)]:
-                del table[key]  # type: ignore[arg-type]
+                del table[key]

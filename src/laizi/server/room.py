@@ -75,7 +75,7 @@ class Conn:
         send_many: Callable[[list[dict[str, Any]]], None] | None = None,
     ) -> None:
         self.send = send
-        self.send_many = send_many or (lambda messages: [send(m) for m in messages] and None)
+        self.send_many = send_many or (lambda messages: list(map(send, messages)) and None)
         """Several messages at once (one frame)."""
         self.room: Room | None = None
         self.seat: int | None = None

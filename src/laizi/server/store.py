@@ -19,6 +19,7 @@ import msgspec
 from sqlalchemy import (
     Boolean,
     Column,
+    CursorResult,
     Engine,
     Float,
     ForeignKey,
@@ -35,7 +36,15 @@ from sqlalchemy import (
     update,
 )
 
-__all__ = ["HandRow", "RoomRow", "Store", "database_url", "default_db_url", "metadata"]
+__all__ = [
+    "HandRow",
+    "RoomRow",
+    "Store",
+    "database_url",
+    "default_db_url",
+    "inserted_id",
+    "metadata",
+]
 
 metadata = MetaData()
 
@@ -126,6 +135,14 @@ class HandRow:
 _encoder = msgspec.json.Encoder()
 
 
+def inserted_id(result: CursorResult[Any]) -> int:
+    """The primary key the database gave the one row an ``insert`` wrote."""
+    key = result.inserted_primary_key
+    if key is None:  # only for statements that are not a single-row insert
+        raise RuntimeError("the statement inserted no row")
+    return int(key[0])
+
+
 def _dumps(obj: Any) -> str:
     """Compact JSON, Chinese kept readable (as the engine's records)."""
     return _encoder.encode(obj).decode("utf-8")
@@ -172,7 +189,7 @@ class Store:
                     created=time.time(),
                 )
             )
-            room_id = int(result.inserted_primary_key[0])
+            room_id = inserted_id(result)
         return room_id
 
     def set_status(self, room_id: int, status: str) -> None:
@@ -237,7 +254,7 @@ class Store:
                     room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
                 )
             )
-            hand_id = int(result.inserted_primary_key[0])
+            hand_id = inserted_id(result)
             c.execute(
                 insert(events),
                 [{"hand_id": hand_id, "idx": i, "body": _dumps(e)} for i, e in enumerate(first)],

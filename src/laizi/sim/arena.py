@@ -41,7 +41,7 @@ class _Job:
 
 def _play_walls(job: _Job) -> tuple[list[Fraction], SeatStats, SeatStats, int, int]:
     ruleset = make_ruleset(job.rules)
-    settings = ruleset.settings  # type: ignore[attr-defined]
+    settings = ruleset.settings
     diffs: list[Fraction] = []
     a_stats, b_stats = SeatStats(), SeatStats()
     drawn = decisions = 0
@@ -82,7 +82,7 @@ def arena(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Play ``walls`` walls four times each; the report (INTERFACES.md keys and more)."""
-    settings = make_ruleset(rules).settings  # type: ignore[attr-defined]
+    settings = make_ruleset(rules).settings
     for name in (a, b):
         make_bot(name, settings, 0)  # fail early on a bad name
     jobs = [

@@ -37,7 +37,7 @@ class _Job:
 
 def _play(job: _Job) -> tuple[list[SeatStats], int]:
     ruleset = make_ruleset(job.rules)
-    settings = ruleset.settings  # type: ignore[attr-defined]
+    settings = ruleset.settings
     stats = [SeatStats() for _ in range(4)]
     drawn = 0
     for index in job.hands:
@@ -64,7 +64,7 @@ def simulate(
     """Play ``hands`` hands with ``bots`` (four names, seat order); the statistics."""
     if len(bots) != 4:
         raise ValueError(f"bots: four names are needed, got {len(bots)}")
-    settings = make_ruleset(rules).settings  # type: ignore[attr-defined]
+    settings = make_ruleset(rules).settings
     for name in bots:
         make_bot(name, settings, 0)
     jobs = [_Job(tuple(bots), rules, seed, tuple(range(start, min(start + CHUNK, hands))))

@@ -7,6 +7,7 @@ the three others paid on the spot, and the last line has the four totals.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from laizi.i18n import Lang, pick
@@ -39,8 +40,8 @@ def _fans(f: Fans, lang: Lang) -> str:
     return " · ".join(parts) + pick(lang, f" → {f.total}番", f" → {f.total}")
 
 
-def _signed(value: object) -> str:
-    text = number_text(value)  # type: ignore[arg-type]
+def _signed(value: Fraction | int) -> str:
+    text = number_text(value)
     return text if text.startswith("-") or text == "0" else "+" + text
 
 

@@ -90,7 +90,7 @@ class BaishanRuleset(Ruleset):
             tile,
             not discard and state.after_kong,  # 杠后开: won on a replacement draw
             False,
-            players,  # type: ignore[arg-type]
+            players,
             discard and state.after_kong,  # 杠后点炮: the discard came right after a kong
         )
 

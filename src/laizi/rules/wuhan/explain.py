@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from laizi.i18n import Lang, pick
 from laizi.numbers import number_text
+from laizi.rules.wuhan.specials import indicator_and_laizi
 from laizi.tiles import format_tile
 
 if TYPE_CHECKING:
@@ -95,11 +96,12 @@ def explain(s: Settlement, lang: Lang) -> str:
         + f" {number_text(settings.min_points * settings.base)} · hash {settings.short_hash()}"
     )
     pi = "".join(format_tile(t) for t in s.special.pi)
+    indicator, laizi = indicator_and_laizi(s.special)
     lines.append(
         pick(lang, "翻牌", "Indicator")
-        + f" {format_tile(s.special.indicator)} → "
+        + f" {format_tile(indicator)} → "
         + pick(lang, "癞子", "laizi")
-        + f" {format_tile(s.special.laizi)}"
+        + f" {format_tile(laizi)}"
         + (f" · {pick(lang, '癞子皮', 'pi')} {pi}" if pi else "")
         + f" · {pick(lang, '必杠', 'must-gang')} "
         + " ".join(format_tile(t) for t in sorted(s.special.must_gang))

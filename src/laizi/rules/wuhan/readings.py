@@ -20,6 +20,7 @@ from typing import NamedTuple
 from laizi.hand import HandSizeError, complete
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import SpecialTiles
+from laizi.rules.wuhan.specials import indicator_and_laizi
 from laizi.tiles import HONORS, KINDS, TWO_FIVE_EIGHT, count_vector
 
 __all__ = [
@@ -246,7 +247,7 @@ def evaluate(
     if not found:
         return Verdict("not_complete", ())
     # A3: holding two or more laizi (the winning tile counted) forbids the small win.
-    if concealed[special.laizi] >= 2:
+    if concealed[indicator_and_laizi(special)[1]] >= 2:
         found = [r for r in found if r.big]
         if not found:
             return Verdict("two_laizi", ())
@@ -262,7 +263,7 @@ def _readings(
     haidi: bool,
 ) -> list[Reading]:
     """Every (wins, hard) the hand can be read as, before the two-laizi rule."""
-    laizi = special.laizi
+    _, laizi = indicator_and_laizi(special)
     meld_counts = count_vector((t for m in melds for t in m.tiles), limit=None)
     has_chow = any(m.kind == "chow" for m in melds)
     situational = _situational_wins(melds, win, after_kong, haidi)

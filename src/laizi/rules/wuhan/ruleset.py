@@ -96,7 +96,7 @@ class WuhanRuleset(Ruleset):
             tile,
             how == "self_draw" and state.after_kong,
             state.phase == "final",
-            players,  # type: ignore[arg-type]
+            players,
         )
 
     def score(self, situation: WinSituation) -> Settlement:

@@ -245,10 +245,9 @@ def _settle(situation: WinSituation, special: SpecialTiles, reading: Reading) ->
     )
     winner = situation.winner
     losers = [s for s in range(4) if s != winner]
-    raw: list[Fraction | None] = [None] * 4
-    for seat in losers:
-        raw[seat] = unit * reading.base * mults[seat].total * mults[winner].total
-    allowed = all(raw[s] >= settings.min_points * unit for s in losers)  # type: ignore[operator]
+    owed = {seat: unit * reading.base * mults[seat].total * mults[winner].total for seat in losers}
+    raw: list[Fraction | None] = [owed.get(seat) for seat in range(4)]
+    allowed = all(owed[s] >= settings.min_points * unit for s in losers)
     paid, caps = _apply_caps(settings, situation.players, winner, raw)
     payments = [_ZERO] * 4
     for seat in losers:

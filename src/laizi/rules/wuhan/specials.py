@@ -13,7 +13,7 @@ from functools import cache
 from laizi.rules.ruleset import SpecialTiles
 from laizi.tiles import EAST, GREEN, KINDS, NORTH, RED, SOUTH, WEST, WHITE
 
-__all__ = ["HONOR_CYCLE", "special_tiles"]
+__all__ = ["HONOR_CYCLE", "indicator_and_laizi", "special_tiles"]
 
 HONOR_CYCLE = (EAST, SOUTH, WEST, NORTH, RED, GREEN, WHITE)
 """The honors' order for the indicator (A2): 东 南 西 北 中 发 白, then back to 东."""
@@ -59,3 +59,14 @@ def special_tiles(variant: str, indicator: int) -> SpecialTiles:
         pi = (indicator, _step(indicator, -1))
         must_gang.update(pi)
     return SpecialTiles(indicator, laizi, pi, frozenset(must_gang), frozenset({laizi, *must_gang}))
+
+
+def indicator_and_laizi(special: SpecialTiles) -> tuple[int, int]:
+    """The indicator and the laizi of a Wuhan hand, which always has both (see special_tiles).
+
+    >>> indicator_and_laizi(special_tiles("hongzhong", 0))
+    (0, 1)
+    """
+    if special.indicator is None or special.laizi is None:
+        raise ValueError(f"a Wuhan hand has an indicator and a laizi, not {special!r}")
+    return special.indicator, special.laizi

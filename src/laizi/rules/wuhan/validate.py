@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from laizi.rules.ruleset import Ruleset
 from laizi.rules.situation import WIN_KINDS, InputError, WinSituation, check_seat
-from laizi.rules.wuhan.specials import special_tiles
+from laizi.rules.wuhan.specials import indicator_and_laizi, special_tiles
 from laizi.tiles import KINDS, format_tile
 
 __all__ = ["check_situation"]
@@ -64,7 +64,7 @@ def check_situation(s: WinSituation) -> None:
                 "winning_tile",
                 f"{name} must be laid out: discarding it lays it out, nobody wins on it",
             )
-    _check_players(s, special.laizi, special.must_gang)
+    _check_players(s, indicator_and_laizi(special)[1], special.must_gang)
     if s.after_kong:
         drawn_for = s.players[winner]
         if not any(m.is_kong for m in drawn_for.melds) and not drawn_for.laid_out:
