@@ -146,7 +146,7 @@ SCALAR_NAMES = (
     "turn_1",
     "turn_2",
     "turn_3",
-    "log2_multiplier_0",  # 15-18: log2 of each seat's standing multiplier (A7), relative
+    "log2_multiplier_0",  # 15-18: log2 of each seat's standing multiplier (A7; paid, at the end)
     "log2_multiplier_1",
     "log2_multiplier_2",
     "log2_multiplier_3",

@@ -32,6 +32,7 @@ import numpy as np
 from laizi.engine.actions import CHOW, Action
 from laizi.engine.game import apply, legal_actions, new_hand
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
+from laizi.engine.view import live_multipliers
 from laizi.env.spaces import (
     ACTION_BLOCKS,
     CHOW_LOW,
@@ -290,6 +291,16 @@ class EnvTable:
             self._mult_cache[key] = found
         return found
 
+    def _final_multipliers(self) -> list[float]:
+        """Once the hand is over: the multipliers of its end, as the seat view shows them (after
+        a win the settlement's, which were paid; else the standing ones)."""
+        state = self.state
+        assert state is not None
+        found = live_multipliers(state)
+        if found is None:
+            return [0.0, 0.0, 0.0, 0.0]
+        return [log2_multiplier(m["total"]) for m in found]
+
     def _all_multipliers(self) -> list[float]:
         state = self.state
         assert state is not None
@@ -313,7 +324,7 @@ class EnvTable:
         if phase in _WINDOW_PHASES and state.claim_tile is not None:
             out[18, state.claim_tile] = 1
         rel = _RELATIVE[seat]
-        mult = self._mult_log
+        mult = self._mult_log if phase != OVER else self._final_multipliers()
         hidden = self._hidden_n
         left = state.back - state.front
         live = left - self.ruleset.reserve
