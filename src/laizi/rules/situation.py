@@ -134,3 +134,22 @@ def number_json(value: Fraction | int) -> int | float:
     """A number as JSON shows it: whole numbers as ints, others as decimals."""
     value = Fraction(value)
     return int(value) if value.denominator == 1 else float(value)
+
+
+def check_hand_size(seat: int, player: PlayerHand, winner: int, field: str) -> None:
+    """A seat's concealed tiles and melds make at most 14 tiles (the winner's exactly 13 without
+    the winning tile, a kong counted as 3), and the winner's hand is given; else
+    :class:`InputError` naming ``field``."""
+    if player.hand is None:
+        if seat == winner:
+            raise InputError(f"{field}.hand", "the winner's hand is required")
+        return
+    size = len(player.hand) + 3 * len(player.melds)
+    if seat == winner and size != 13:
+        raise InputError(
+            f"{field}.hand",
+            f"the winner's hand (without the winning tile) and melds make {size} tiles, "
+            "not 13 (count a kong as 3)",
+        )
+    if size > 14:
+        raise InputError(f"{field}.hand", f"hand and melds make {size} tiles, more than 14")

@@ -5,7 +5,13 @@ fault (RULES.md Part B): no indicator, no robbing a kong, no 海底, nothing lai
 from __future__ import annotations
 
 from laizi.rules.ruleset import Ruleset
-from laizi.rules.situation import InputError, PlayerHand, WinSituation, check_seat
+from laizi.rules.situation import (
+    InputError,
+    PlayerHand,
+    WinSituation,
+    check_hand_size,
+    check_seat,
+)
 from laizi.tiles import KINDS, format_tile
 
 __all__ = ["check_situation"]
@@ -70,17 +76,5 @@ def _check_player(s: WinSituation, seat: int, player: PlayerHand) -> None:
         raise InputError(f"{field}.melds", f"at most four melds, not {len(player.melds)}")
     for index, meld in enumerate(player.melds):
         Ruleset.check_meld_source(seat, meld, f"{field}.melds[{index}].from")
-    if player.hand is None:
-        if seat == s.winner:
-            raise InputError(f"{field}.hand", "the winner's hand is required")
-        return
-    size = len(player.hand) + 3 * len(player.melds)
-    if seat == s.winner and size != 13:
-        raise InputError(
-            f"{field}.hand",
-            f"the winner's hand (without the winning tile) and melds make {size} tiles, "
-            "not 13 (count a kong as 3)",
-        )
-    if size > 14:
-        raise InputError(f"{field}.hand", f"hand and melds make {size} tiles, more than 14")
+    check_hand_size(seat, player, s.winner, field)
 

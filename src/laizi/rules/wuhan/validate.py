@@ -7,7 +7,13 @@ a tile nobody can win on, five of a kind, a chow from the wrong seat, a 海底 w
 from __future__ import annotations
 
 from laizi.rules.ruleset import Ruleset
-from laizi.rules.situation import WIN_KINDS, InputError, WinSituation, check_seat
+from laizi.rules.situation import (
+    WIN_KINDS,
+    InputError,
+    WinSituation,
+    check_hand_size,
+    check_seat,
+)
 from laizi.rules.wuhan.specials import indicator_and_laizi, special_tiles
 from laizi.tiles import KINDS, format_tile
 
@@ -103,18 +109,7 @@ def _check_players(s: WinSituation, laizi: int, must_gang: frozenset[int]) -> No
                     f"{field}.laid_out",
                     f"{format_tile(tile)} is neither the laizi nor a must-gang tile",
                 )
-        if player.hand is not None:
-            size = len(player.hand) + 3 * len(player.melds)
-            if seat == s.winner and size != 13:
-                raise InputError(
-                    f"{field}.hand",
-                    f"the winner's hand (without the winning tile) and melds make {size} tiles, "
-                    "not 13 (count a kong as 3)",
-                )
-            if size > 14:
-                raise InputError(f"{field}.hand", f"hand and melds make {size} tiles, more than 14")
-        elif seat == s.winner:
-            raise InputError(f"{field}.hand", "the winner's hand is required")
+        check_hand_size(seat, player, s.winner, field)
 
 
 def _check_counts(s: WinSituation) -> None:
