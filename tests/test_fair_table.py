@@ -24,7 +24,7 @@ import pytest
 from laizi.bots import make_bot
 from laizi.engine import new_hand, parse_record, verify
 from laizi.engine.wall import wall_from_parts
-from laizi.server import app as server_app
+from laizi.server import hub as server_hub
 from laizi.server.app import Hub
 from laizi.server.protocol import encode
 from laizi.server.room import Conn
@@ -164,7 +164,7 @@ def test_another_seats_hidden_claim_option_changes_no_byte_this_seat_receives(
     monkeypatch.setattr(
         room_match, "bot_player", lambda level, rules: make_bot(level, rules, seed=7)
     )
-    monkeypatch.setattr(server_app, "new_code", lambda: "FAIR23")
+    monkeypatch.setattr(server_hub, "new_code", lambda: "FAIR23")
     can = run(watched_table(tmp_path, SEAT1_CAN_PUNG, prompts=4))
     cannot = run(watched_table(tmp_path, SEAT1_CANNOT, prompts=4))
     assert [normalised(m) for m in can] == [normalised(m) for m in cannot]
