@@ -47,7 +47,7 @@ class Conn:
         self.seat: int | None = None
         self.spectator = False
         self.account: Any = None
-        """The logged-in account (``laizi.server.accounts.Account``, issue 8); None: a guest."""
+        """The logged-in account (``laizi.server.accounts.Account``); None: a guest."""
         self.minor = 0
         """The client's minor protocol version (from ``join``): 1 contributes to the deals."""
 
@@ -123,9 +123,9 @@ class RoomBase:
         self.post: Callable[[Conn, dict[str, Any]], None] = post or (lambda c, m: c.send(m))
         """How a message leaves: the hub holds it until the database has what it tells."""
         self.staged: Callable[[], None] = staged or store.commit
+        """Called after an action's events are staged: the hub commits them soon."""
         self.on_over: Callable[[Room], None] | None = None
         """Called once the match is over (the hub forgets the room a while later)."""
-        """Called after an action's events are staged: the hub commits them soon."""
         self.id = room_id
         self.code = code
         self.rules = rules
@@ -150,7 +150,7 @@ class RoomBase:
         self.live = True
         """False while being rebuilt from the database: nothing is sent, nothing scheduled."""
         self.on_match_end: Callable[[Room], None] | None = None
-        """Called once the match is over (issue 8 books points and ratings there)."""
+        """Called once the match is over (``laizi.server.booking`` books points and ratings)."""
         self.gate: Timer | None = None
         """The claim window's pause after a discard (tables with people): until it ends, events
         wait in ``held``, the next turn is not asked and bots do not claim."""
