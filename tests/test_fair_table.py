@@ -24,11 +24,11 @@ import pytest
 from laizi.bots import make_bot
 from laizi.engine import new_hand, parse_record, verify
 from laizi.engine.wall import wall_from_parts
-from laizi.server import app as server_app
-from laizi.server import room as room_module
+from laizi.server import hub as server_hub
 from laizi.server.app import Hub
 from laizi.server.protocol import encode
 from laizi.server.room import Conn
+from laizi.server.room import match as room_match
 from laizi.server.store import Store
 from laizi.tiles import parse_tiles
 from tests.server_helpers import SRC, Client, ServerProcess
@@ -162,9 +162,9 @@ def test_another_seats_hidden_claim_option_changes_no_byte_this_seat_receives(
     """Seat 1 can pung seat 0's first discard in one run and not in the other (it passes): seat
     0 receives the same messages, byte for byte, timing fields aside — prompt ids included."""
     monkeypatch.setattr(
-        room_module, "bot_player", lambda level, rules: make_bot(level, rules, seed=7)
+        room_match, "bot_player", lambda level, rules: make_bot(level, rules, seed=7)
     )
-    monkeypatch.setattr(server_app, "new_code", lambda: "FAIR23")
+    monkeypatch.setattr(server_hub, "new_code", lambda: "FAIR23")
     can = run(watched_table(tmp_path, SEAT1_CAN_PUNG, prompts=4))
     cannot = run(watched_table(tmp_path, SEAT1_CANNOT, prompts=4))
     assert [normalised(m) for m in can] == [normalised(m) for m in cannot]

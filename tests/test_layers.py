@@ -56,4 +56,4 @@ def test_the_server_imports_the_web_client_it_mounts() -> None:
 
 def test_the_walk_sees_nested_imports() -> None:
     """The checker itself: an import under ``if TYPE_CHECKING:`` (or in a function) counts."""
-    assert "laizi.server.app.Hub" in imported("server")["laizi.server.api"]
+    assert "laizi.server.hub.Hub" in imported("server")["laizi.server.api"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from laizi.engine import Action, Game
-from laizi.server import app as server_app
+from laizi.server import hub as server_hub
 from laizi.server.app import Hub
 from laizi.server.seats import safe_default
 from laizi.server.store import Store
@@ -57,7 +57,7 @@ def test_safe_default_discards_the_drawn_tile() -> None:
 
 
 def test_a_finished_room_is_forgotten_later(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(server_app, "FORGET_AFTER_S", 0.01)
+    monkeypatch.setattr(server_hub, "FORGET_AFTER_S", 0.01)
 
     async def main() -> None:
         hub = Hub(Store(f"sqlite:///{tmp_path / 'db.sqlite3'}"))
@@ -78,7 +78,7 @@ def test_an_older_database_is_migrated_and_keeps_its_rooms(tmp_path: Path) -> No
 
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     config = Config()
-    config.set_main_option("script_location", str(Path(server_app.__file__).parent / "migrations"))
+    config.set_main_option("script_location", str(Path(server_hub.__file__).parent / "migrations"))
     engine = create_engine(url)
     with engine.begin() as connection:
         config.attributes["connection"] = connection

@@ -1,4 +1,4 @@
-"""The online table (issue 7): rooms, a versioned WebSocket protocol, timers, reconnect, recovery.
+"""The online table: rooms, a versioned WebSocket protocol, timers, reconnect, recovery.
 
 ``laizi serve`` runs :func:`laizi.server.app.create_app` on uvicorn.  The engine stays pure: the
 server holds the clock (timers), the randomness (``secrets`` seeds), the connections and the

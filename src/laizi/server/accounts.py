@@ -1,4 +1,4 @@
-"""Accounts: registration, Argon2id password hashes, sessions, and rate-limited login (issue 8).
+"""Accounts: registration, Argon2id password hashes, sessions, and rate-limited login.
 
 Passwords are hashed with Argon2id (``argon2-cffi``'s defaults, RFC 9106's low-memory profile)
 and never stored or logged in the clear.  A login gives a random session token (256 bits) that
@@ -256,11 +256,6 @@ class Accounts:
         except IntegrityError:  # taken between the check and the insert
             raise _taken(name) from None
         return Account(account_id, name, created)
-
-    def by_id(self, account_id: int) -> Account | None:
-        with self.engine.connect() as c:
-            row = c.execute(select(accounts).where(accounts.c.id == account_id)).first()
-        return None if row is None else Account(row.id, row.name, row.created)
 
     def by_name(self, name: str) -> Account | None:
         with self.engine.connect() as c:

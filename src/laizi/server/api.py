@@ -1,4 +1,4 @@
-"""The account HTTP API (issue 8, ``docs/api.md``): register, login, logout, profile, history,
+"""The account HTTP API (``docs/api.md``): register, login, logout, profile, history,
 leaderboard, lobby, and whole-match records.
 
 Sessions ride in the ``laizi_session`` cookie: HTTP-only, ``SameSite=Lax``, ``Secure`` when the
@@ -41,7 +41,7 @@ from laizi.server.ratings import (
 )
 
 if TYPE_CHECKING:
-    from laizi.server.app import Hub
+    from laizi.server.hub import Hub
     from laizi.server.protocol import Join
     from laizi.server.room import Conn, Room
 

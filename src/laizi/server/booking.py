@@ -1,4 +1,4 @@
-"""Booking finished matches without ever stopping the server (issue 13).
+"""Booking finished matches without ever stopping the server.
 
 :class:`Bookings` books each match when it ends (``Room.on_match_end``) and, at startup, every
 match a crash left unbooked.  A match that cannot be booked — a bug, a record the rules no

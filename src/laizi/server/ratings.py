@@ -1,4 +1,4 @@
-"""Strength points, ranks and skill ratings, booked when a match ends (issue 8, issue 13).
+"""Strength points, ranks and skill ratings, booked when a match ends.
 
 Two numbers per account and game (Wuhan, Baishan):
 

@@ -1,4 +1,4 @@
-"""Who plays a seat the server fills: issue 6's bots, and the safe default of a timed-out seat.
+"""Who plays a seat the server fills: the built-in bots, and the safe default of a timed-out seat.
 
 A bot gets exactly what a remote player at that seat would get — the seat's view
 (``laizi.engine.view``) and its legal actions — and picks one (``act(view, legal)``).
@@ -22,7 +22,7 @@ from laizi.tiles import format_tile
 __all__ = ["BOT_LEVELS", "bot_player", "safe_default"]
 
 BOT_LEVELS = ("random", "greedy", "strong")
-"""The table setting "bot level": the names of issue 6's built-in bots."""
+"""The table setting "bot level": the names of the built-in bots (:mod:`laizi.bots`)."""
 
 
 def safe_default(view: dict[str, Any], legal: Sequence[Action]) -> Action:

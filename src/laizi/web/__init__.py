@@ -1,4 +1,4 @@
-"""The web client (issue 9): static ES modules served at ``/``, plus two read-only JSON helpers.
+"""The web client: static ES modules served at ``/``, plus two read-only JSON helpers.
 
 :func:`routes` is what the server's app mounts: the page (``/``, ``/r/{code}`` join links,
 ``/replay/{code}/{n}``), the static files under ``/web/`` and

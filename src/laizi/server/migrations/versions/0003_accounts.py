@@ -1,4 +1,4 @@
-"""Accounts, sessions, the account behind each seat, standings and match results (issue 8).
+"""Accounts, sessions, the account behind each seat, standings and match results.
 
 Revision ID: 0003
 Revises: 0002

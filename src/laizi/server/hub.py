@@ -1,0 +1,242 @@
+"""The hub: every room of this server by join code, the group commit that lets their messages go,
+and the dispatch of each client message to its room."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from starlette.applications import Starlette
+
+from laizi.rules import Settings
+from laizi.server.accounts import Accounts
+from laizi.server.api import after_join, before_join, mark_guests
+from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
+from laizi.server.protocol import (
+    Act,
+    Auto,
+    Join,
+    Leave,
+    Ping,
+    ProtocolError,
+    Ready,
+    Resync,
+    decode_client,
+)
+from laizi.server.room import Conn, Room, new_code
+from laizi.server.store import Store
+from laizi.server.table import TableSettings
+
+__all__ = ["FORGET_AFTER_S", "Hub", "hub_of"]
+
+log = logging.getLogger("laizi.server")
+
+FORGET_AFTER_S = 600.0
+"""A finished room stays in memory (its page, its info, its connections) this long."""
+
+
+class Hub:
+    """Every room of this server, by join code."""
+
+    def __init__(self, store: Store, limits: ServerLimits | None = None) -> None:
+        self.store = store
+        self.limits = limits or ServerLimits()
+        self.quotas = Quotas(self.limits)
+        """Connections and rooms per address and account (``laizi.server.limits``)."""
+        self.passwords: HashPool | None = None
+        """The bounded pool for Argon2id work (made at startup)."""
+        self.lobby: LobbyCache | None = None
+        self.rooms: dict[str, Room] = {}
+        self.accounts: Accounts | None = None
+        self.on_match_end: Callable[[Room], None] | None = None
+        """Given to every room (``laizi.server.booking.Bookings.match_ended`` books the results)."""
+        self.bookings: Any = None
+        """``laizi.server.booking.Bookings``: what is booked, and what could not be (healthz)."""
+        self.held: list[tuple[Conn, dict[str, Any]]] = []
+        self.flush_scheduled = False
+
+    def post(self, conn: Conn, message: dict[str, Any]) -> None:
+        """Send a room's message once the database holds everything staged so far."""
+        self.held.append((conn, message))
+        self.schedule_flush()
+
+    def schedule_flush(self) -> None:
+        """Commit (and send) at the end of this turn of the event loop."""
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit what the rooms staged (one transaction), then let their messages go."""
+        self.flush_scheduled = False
+        try:
+            self.store.commit()
+        except Exception:
+            log.exception("the database refused a write: messages held back")
+            self.held.clear()
+            return
+        held, self.held = self.held, []
+        by_conn: dict[Conn, list[dict[str, Any]]] = {}
+        for conn, message in held:
+            by_conn.setdefault(conn, []).append(message)
+        for conn, messages in by_conn.items():
+            conn.send_many(messages)
+
+    def create_room(self, body: Any, owner: Owner | None = None) -> Room:
+        """A new room; with an ``owner`` (a client's request) the quotas are checked first
+        (:class:`laizi.server.limits.LimitError`)."""
+        if not isinstance(body, dict):
+            raise ValueError("the body must be a JSON object with 'rules' and 'table'")
+        unknown = set(body) - {"rules", "table"}
+        if unknown:
+            raise ValueError(f"unknown key {sorted(unknown)[0]!r} (expected 'rules', 'table')")
+        rules = Settings.from_json(body.get("rules", "wuhan-hongzhong-kaikou"))
+        table = TableSettings.from_json(body.get("table"))
+        from laizi.engine import make_ruleset
+
+        make_ruleset(rules)  # a game the engine can't play is refused here, not at the deal
+        if owner is not None:
+            self.quotas.check_room(owner, table.players == 0)
+        code = new_code()
+        while code in self.rooms or self.store.room_id(code) is not None:
+            code = new_code()
+        room_id = self.store.create_room(code, rules.to_json(), table.to_json())
+        room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
+        room.on_match_end = self.on_match_end
+        room.on_over = self.forget_later
+        self.rooms[code] = room
+        self.quotas.add_room(code, owner or Owner("(server)"), table.players == 0)
+        self.room_set_changed()
+        if table.players == 0:
+            room.start_match()
+        else:
+            self.expire_later(room)
+        return room
+
+    def room_set_changed(self) -> None:
+        if self.lobby is not None:
+            self.lobby.changed()
+
+    def expire_later(self, room: Room) -> None:
+        """Close the room if it is still waiting for its people after ``waiting_room_seconds``."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # made outside the server (a unit test): no clock to expire on
+            return
+
+        def expire() -> None:
+            if self.rooms.get(room.code) is room and room.status == "waiting":
+                room.expire()
+                del self.rooms[room.code]
+                self.quotas.release_room(room.code)
+                self.room_set_changed()
+
+        loop.call_later(self.limits.waiting_room_seconds, expire)
+
+    def forget_later(self, room: Room) -> None:
+        """Drop a finished room from memory after a while (its records stay in the database)."""
+        self.quotas.release_room(room.code)
+        self.room_set_changed()
+
+        def forget() -> None:
+            if self.rooms.get(room.code) is room:
+                del self.rooms[room.code]
+
+        asyncio.get_running_loop().call_later(FORGET_AFTER_S, forget)
+
+    def recover(self) -> int:
+        """Rebuild every unfinished room from the database; returns how many."""
+        count = 0
+        for row in self.store.rooms(("waiting", "playing")):
+            try:
+                room = Room(
+                    self.store,
+                    row.id,
+                    row.code,
+                    Settings.from_json(row.rules),
+                    TableSettings.from_json(row.table_settings),
+                    self.post,
+                    self.schedule_flush,
+                )
+                room.on_match_end = self.on_match_end
+                from laizi.server.room import Seat
+
+                for seat in row.seats:
+                    room.seats[seat["seat"]] = Seat(
+                        kind=seat["kind"],
+                        name=seat["name"],
+                        token=seat["token"],
+                        bank=room.table.bank_seconds if seat["bank"] is None else seat["bank"],
+                        auto=seat["auto"],
+                        auto_shown=seat["auto_shown"],
+                    )
+                mark_guests(room)
+                room.status = row.status
+                room.on_over = self.forget_later
+                if row.status == "playing":
+                    room.rebuild(self.store.hands(row.id))
+                room.resume()
+            except Exception:
+                log.exception("room %s could not be recovered", row.code)
+                continue
+            self.rooms[row.code] = room
+            bots_only = room.table.players == 0
+            self.quotas.add_room(row.code, Owner("(recovered)"), bots_only)
+            if room.status == "waiting":
+                self.expire_later(room)
+            count += 1
+        return count
+
+    def handle(self, conn: Conn, text: str | bytes) -> bool:
+        """One client message; a bad one is answered with an error, nothing else changes.
+
+        True when it was an action the table accepted (the message budget gives it back: the
+        game's own pace bounds those)."""
+        try:
+            message = decode_client(text)
+            if isinstance(message, Ping):
+                conn.send({"type": "pong"})
+            elif isinstance(message, Join):
+                room = self.rooms.get(message.room.upper())
+                if room is None:
+                    raise ProtocolError("no_room", f"no room has the code {message.room!r}")
+                if message.spectate and len(room.spectators) >= self.limits.spectators_per_room:
+                    raise ProtocolError(
+                        "too_many_spectators",
+                        f"观众已满 / this room has its {self.limits.spectators_per_room} "
+                        "spectators",
+                    )
+                message = before_join(self, conn, message)
+                room.join(conn, message)
+                after_join(room, conn, message)
+            else:
+                room = conn.room
+                if room is None:
+                    raise ProtocolError("not_joined", "join a room first")
+                if isinstance(message, Act):
+                    room.act(conn, message)
+                    return True
+                elif isinstance(message, Auto):
+                    room.set_auto(conn, message.on)
+                elif isinstance(message, Leave):
+                    room.leave(conn)
+                elif isinstance(message, Resync):
+                    room.catch_up(conn, message.last_seq)
+                elif isinstance(message, Ready):
+                    room.ready(conn, message)
+        except ProtocolError as error:
+            conn.send(error.to_message())
+        return False
+
+    def disconnect(self, conn: Conn) -> None:
+        if conn.room is not None:
+            conn.room.disconnect(conn)
+            conn.room = None
+
+
+def hub_of(app: Starlette) -> Hub:
+    """The application's hub (made at startup, kept in ``app.state``)."""
+    hub: Hub = app.state.hub
+    return hub

@@ -1,0 +1,173 @@
+"""Prompts, their timers and the time bank; 托管 (auto-play) and timeouts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from laizi.engine import Action, ActionError, legal_actions, view
+from laizi.engine.state import FINAL, TURN
+from laizi.server.protocol import Act, ProtocolError
+from laizi.server.room.base import Conn, Prompt, RoomBase
+from laizi.server.seats import safe_default
+
+
+class Prompts(RoomBase):
+    """Who is asked to decide, their clock and time bank, 托管 (auto-play) and timeouts."""
+
+    def act(self, conn: Conn, msg: Act) -> None:
+        seat = conn.seat
+        if seat is None or conn.spectator:
+            raise ProtocolError("not_seated", "spectators can't act")
+        if msg.action.type == "abandon":
+            self.leave(conn)
+            return
+        fields: dict[str, Any] = {"seat": seat, "type": msg.action.type}
+        if msg.action.tile is not None:
+            fields["tile"] = msg.action.tile
+        if msg.action.tiles is not None:
+            fields["tiles"] = msg.action.tiles
+        try:
+            action = Action.from_json(fields)
+        except ActionError as error:
+            raise ProtocolError("bad_action", str(error)) from None
+        prompt = self.prompts.get(seat)
+        if prompt is None:
+            raise ProtocolError("not_your_turn", "there is no decision pending for your seat")
+        if prompt.id != msg.prompt:
+            raise ProtocolError(
+                "stale_prompt", f"prompt {msg.prompt} is not the pending one ({prompt.id})"
+            )
+        if action not in prompt.legal:
+            legal = ", ".join(a.notation() for a in prompt.legal)
+            raise ProtocolError("illegal", f"{action.notation()} is not legal now; legal: {legal}")
+        s = self.seats[seat]
+        used = self.loop.time() - prompt.started
+        over = used - self.table.action_seconds
+        if over > 0 and s.bank > 0:
+            s.bank = max(0.0, s.bank - over)
+            self._save_seat(seat)
+        self._play(seat, action)
+
+    def set_auto(self, conn: Conn, on: bool) -> None:
+        if conn.seat is None or conn.spectator:
+            raise ProtocolError("not_seated", "spectators have no seat to put on auto-play")
+        self._set_auto(conn.seat, on, shown=True)
+        self._refresh_prompts()
+
+    def _set_auto(self, seat: int, on: bool, shown: bool = True) -> None:
+        s = self.seats[seat]
+        changed = s.auto != on
+        s.auto = on
+        prompt = self.prompts.get(seat)
+        if changed and prompt is not None:
+            # The pending decision passes between the player and the auto-player; its clock
+            # runs on from when it was asked (never a fresh prompt, never a fresh clock).
+            self._schedule(prompt)
+        if shown and s.auto_shown != on:
+            s.auto_shown = on
+            self._broadcast_info()
+        self._save_seat(seat)
+        for conn in s.conns:
+            self.post(conn, {"type": "auto", "on": on})
+
+    def _save_seat(self, seat: int) -> None:
+        """Stage the seat's time bank and 托管 flags (a restart resumes them)."""
+        if self.live:
+            s = self.seats[seat]
+            self.store.stage_seat(self.id, seat, s.bank, s.auto, s.auto_shown)
+            self.staged()
+
+    def _refresh_prompts(self) -> None:
+        state = self.state
+        if state is None or state.over or not self.live:
+            return
+        deciding = state.to_act()
+        for seat in list(self.prompts):
+            if seat not in deciding:
+                prompt = self.prompts.pop(seat)
+                if prompt.handle is not None:
+                    prompt.handle.cancel()
+        for seat in deciding:
+            if seat in self.prompts:
+                continue
+            if self.gate is not None and state.phase in (TURN, FINAL):
+                continue  # the next turn is asked when the claim window's pause ends
+            s = self.seats[seat]
+            legal = legal_actions(state, seat)
+            # The id is how many events this seat has been shown: it depends on nothing the
+            # seat may not see (a count of every seat's events told who could claim).
+            prompt = Prompt(self.seq[seat], seat, legal, self.loop.time())
+            self.prompts[seat] = prompt
+            if s.auto and state.phase in (TURN, FINAL) and not s.auto_shown:
+                s.auto_shown = True
+                self._save_seat(seat)
+                self._broadcast_info()
+            self._schedule(prompt)
+
+    def _schedule(self, prompt: Prompt) -> None:
+        """Run a prompt's clock: the auto-player's delay, or the player's time — counted from
+        when the prompt was made, so asking again never gives more time."""
+        if prompt.handle is not None:
+            prompt.handle.cancel()
+            prompt.handle = None
+        seat = prompt.seat
+        s = self.seats[seat]
+        if s.kind == "bot" or s.auto:
+            if self.gate is None:
+                prompt.handle = self._later(
+                    self.table.bot_delay_ms, self._auto_move, seat, prompt.id
+                )
+            return  # else decided when the claim window's pause ends (_open_gate)
+        deadline = prompt.started + self.table.action_seconds + s.bank
+        left = max(0.0, deadline - self.loop.time())
+        prompt.handle = self._later(left * 1000, self._timeout, seat, prompt.id)
+        self._send_prompt(prompt)
+
+    def _send_prompt(self, prompt: Prompt) -> None:
+        s = self.seats[prompt.seat]
+        if s.auto or s.kind != "human":
+            return
+        state = self.state
+        message = {
+            "type": "prompt",
+            "id": prompt.id,
+            "phase": None if state is None else state.phase,
+            "legal": [_action_json(a) for a in prompt.legal],
+            "seconds": self.table.action_seconds,
+            "bank": round(s.bank, 3),
+            "elapsed": round(self.loop.time() - prompt.started, 3),
+        }
+        for conn in s.conns:
+            self.post(conn, message)
+
+    def _auto_move(self, seat: int, pid: int) -> None:
+        prompt = self.prompts.get(seat)
+        state = self.state
+        if prompt is None or prompt.id != pid or state is None:
+            return
+        s = self.seats[seat]
+        seat_view = view(state, seat)
+        if s.kind == "bot" and s.bot is not None:
+            action = s.bot.act(seat_view, prompt.legal)
+        else:
+            action = safe_default(seat_view, prompt.legal)
+        self._play(seat, action)
+
+    def _timeout(self, seat: int, pid: int) -> None:
+        prompt = self.prompts.get(seat)
+        state = self.state
+        if prompt is None or prompt.id != pid or state is None:
+            return
+        s = self.seats[seat]
+        s.bank = 0.0
+        on_turn = state.phase in (TURN, FINAL)
+        self._set_auto(seat, True, shown=on_turn)
+        action = safe_default(view(state, seat), prompt.legal)
+        self._play(seat, action)
+
+
+def _action_json(action: Action) -> dict[str, Any]:
+    """An action as a prompt offers it: the engine's JSON without the seat."""
+    out = action.to_json()
+    del out["seat"]
+    return out

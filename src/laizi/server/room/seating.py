@@ -1,0 +1,139 @@
+"""Who sits where: joining, reconnecting, leaving, grace periods and spectators."""
+
+from __future__ import annotations
+
+import secrets
+
+from laizi.engine import Action
+from laizi.server.protocol import Join, ProtocolError
+from laizi.server.room.base import Conn, RoomBase, Seat
+
+SPECTATOR_NEWS_MS = 1000
+"""Spectators joining and leaving are told to the seated players at most this often (batched)."""
+
+
+class Seating(RoomBase):
+    """Seats and joining: join, reconnect, leave, disconnect, the grace period, escape; spectators
+    and the batched news of them."""
+
+    def join(self, conn: Conn, msg: Join) -> None:
+        if conn.room is not None:
+            raise ProtocolError("already_joined", "this connection is already in a room")
+        conn.minor = max(0, msg.minor)
+        if msg.spectate:
+            self.spectators.add(conn)
+            conn.room, conn.seat, conn.spectator = self.as_room(), None, True
+            self.post(conn, {"type": "joined", "room": self.code, "seat": None, "token": None})
+            self.catch_up(conn, msg.last_seq)
+            self._spectators_changed()
+            return
+        if msg.token is not None:
+            seat = next(
+                (
+                    i
+                    for i, s in enumerate(self.seats)
+                    if s.token and secrets.compare_digest(s.token, msg.token)
+                ),
+                None,
+            )
+            if seat is None:
+                raise ProtocolError("bad_token", "no seat of this room has that token")
+            self._attach(conn, seat)
+            self.catch_up(conn, msg.last_seq)
+            self._broadcast_info()
+            return
+        if self.status != "waiting":
+            raise ProtocolError(
+                "room_full", "the match has started: reconnect with your token or spectate"
+            )
+        free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+        humans = sum(s.kind == "human" for s in self.seats)
+        if humans >= self.table.players:
+            raise ProtocolError("room_full", "every seat for people is taken; spectate instead")
+        if msg.seat is not None:
+            if not 0 <= msg.seat <= 3:
+                raise ProtocolError("bad_seat", "seat must be 0–3")
+            if msg.seat not in free:
+                raise ProtocolError("seat_taken", f"seat {msg.seat} is taken")
+            seat = msg.seat
+        else:
+            seat = free[0]
+        name = (msg.name or f"player {seat}")[:32]
+        token = secrets.token_urlsafe(18)
+        self.seats[seat] = Seat(
+            kind="human",
+            name=name,
+            token=token,
+            bank=self.table.bank_seconds,
+            guest=conn.account is None,
+        )
+        self.store.set_seat(self.id, seat, "human", name, token)
+        self._attach(conn, seat)
+        self.catch_up(conn, None)
+        self._broadcast_info()
+        if sum(s.kind == "human" for s in self.seats) == self.table.players:
+            self.start_match()
+
+    def _attach(self, conn: Conn, seat: int) -> None:
+        s = self.seats[seat]
+        s.conns.add(conn)
+        conn.room, conn.seat = self.as_room(), seat
+        if s.grace is not None:
+            s.grace.cancel()
+            s.grace = None
+        self.post(conn, {"type": "joined", "room": self.code, "seat": seat, "token": s.token})
+
+    def disconnect(self, conn: Conn) -> None:
+        if conn.spectator:
+            self.spectators.discard(conn)
+            self._spectators_changed()
+            return
+        seat = conn.seat
+        if seat is None:
+            return
+        s = self.seats[seat]
+        s.conns.discard(conn)
+        if s.conns or s.kind != "human":
+            return
+        if self.status == "waiting":
+            self.seats[seat] = Seat(bank=self.table.bank_seconds)
+            self.store.clear_seat(self.id, seat)
+        elif self.status == "playing" and s.grace is None and not s.leaving:
+            s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, seat)
+        self._broadcast_info()
+
+    def _spectators_changed(self) -> None:
+        """Spectators come and go in crowds: one ``room`` message to the seated players (not to
+        every spectator) at most every :data:`SPECTATOR_NEWS_MS`; spectators see the new count
+        with the next change of the room."""
+        if self.live and self.spectator_news is None and self.status != "expired":
+            self.spectator_news = self._later(SPECTATOR_NEWS_MS, self._tell_seats)
+
+    def _tell_seats(self) -> None:
+        self.spectator_news = None
+        message = {"type": "room", "room": self.info()}
+        for s in self.seats:
+            for conn in s.conns:
+                self.post(conn, message)
+
+    def _grace_over(self, seat: int) -> None:
+        s = self.seats[seat]
+        s.grace = None
+        if s.conns or self.status != "playing":
+            return
+        self._escape(seat)
+
+    def leave(self, conn: Conn) -> None:
+        """Leaving: a spectator just goes; a player escapes (abandon) once the match is on."""
+        seat = conn.seat
+        if seat is not None and self.status == "playing":
+            self._escape(seat)
+        if conn in self.spectators or seat is not None:
+            self.disconnect(conn)
+        conn.room, conn.seat, conn.spectator = None, None, False
+        self.post(conn, {"type": "left", "room": self.code})
+
+    def _escape(self, seat: int) -> None:
+        self.seats[seat].leaving = True
+        if self.state is not None and not self.state.over:
+            self._play(seat, Action(seat, "abandon"))
