@@ -231,10 +231,12 @@ async def login_waves(attack: Attack, size: int) -> None:
     """Waves of ``size`` concurrent failed logins, each from its own address."""
     wave = 0
     while not attack.stop.is_set():
+
         async def one(n: int, wave: int) -> None:
             body = {"name": f"nobody {wave}-{n}", "password": "not the password"}
-            status, _, answer = await http(attack.port, "POST", "/api/login", body,
-                                           source=address(200 + n))
+            status, _, answer = await http(
+                attack.port, "POST", "/api/login", body, source=address(200 + n)
+            )
             attack.status("login", status, answer)
 
         await asyncio.gather(*(one(n, wave) for n in range(size)))
@@ -277,7 +279,8 @@ async def spectator(attack: Attack, n: int, room: str, arrive: float, leave: flo
         await ws.send(json.dumps({"type": "join", "room": room, "spectate": True}))
         stopped = asyncio.create_task(attack.stop.wait())
         await asyncio.wait(
-            [stopped, reading], timeout=max(0.0, leave - (time.monotonic() - started)),
+            [stopped, reading],
+            timeout=max(0.0, leave - (time.monotonic() - started)),
             return_when=asyncio.FIRST_COMPLETED,
         )
         stopped.cancel()
@@ -317,8 +320,10 @@ async def attack_main(args: argparse.Namespace) -> None:
     """The attacker process: one attack for ``--seconds``; its counts as the last line."""
     stop = asyncio.Event()
     attack = Attack(args.port, stop)
-    running = [asyncio.create_task(a) for a in attackers(args.attacker, attack, args,
-                                                         json.loads(args.spec))]
+    running = [
+        asyncio.create_task(a)
+        for a in attackers(args.attacker, attack, args, json.loads(args.spec))
+    ]
     print("go", flush=True)
     await asyncio.sleep(args.seconds)
     stop.set()
@@ -341,16 +346,23 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
     bot_rooms: list[str] = []
     for a in range(args.bot_rooms // 2 + args.bot_rooms % 2):
         body = {"name": f"watcher{a}-{random.randrange(10**6)}", "password": "long password"}
-        status, headers, answer = await http(port, "POST", "/api/register", body,
-                                             source=address(800 + a))
+        status, headers, answer = await http(
+            port, "POST", "/api/register", body, source=address(800 + a)
+        )
         if status != 201:
             raise SystemExit(f"register: {status} {answer}")
         cookie = headers["set-cookie"].split(";")[0]
         for _ in range(2):
             if len(bot_rooms) < args.bot_rooms:
                 table = {"players": 0, "hands": 64, "between_hands_ms": 1000}
-                status, _, answer = await http(port, "POST", "/api/rooms", {"table": table},
-                                               cookie=cookie, source=address(800 + a))
+                status, _, answer = await http(
+                    port,
+                    "POST",
+                    "/api/rooms",
+                    {"table": table},
+                    cookie=cookie,
+                    source=address(800 + a),
+                )
                 if status != 201:
                     raise SystemExit(f"bots-only room: {status} {answer}")
                 bot_rooms.append(answer["code"])
@@ -365,8 +377,9 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
             raise SystemExit(f"measured table: {status} {answer}")
         for seat in range(4):
             r = random.Random(rng.getrandbits(64))
-            tasks.append(asyncio.create_task(
-                player(port, answer["code"], seat, measure, stop_tables, r)))
+            tasks.append(
+                asyncio.create_task(player(port, answer["code"], seat, measure, stop_tables, r))
+            )
     await asyncio.sleep(args.warmup)
 
     async def phase(name: str) -> None:
@@ -380,10 +393,24 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
             return
         spec = {"bot_rooms": bot_rooms, "rooms": details.get("lobby_rooms", 0)}
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--attacker", name, "--port", str(port),
-            "--seconds", str(args.seconds), "--spec", json.dumps(spec),
-            "--flooders", str(args.flooders), "--logins", str(args.logins),
-            "--lobby-clients", str(args.lobby_clients), "--spectators", str(args.spectators),
+            sys.executable,
+            __file__,
+            "--attacker",
+            name,
+            "--port",
+            str(port),
+            "--seconds",
+            str(args.seconds),
+            "--spec",
+            json.dumps(spec),
+            "--flooders",
+            str(args.flooders),
+            "--logins",
+            str(args.logins),
+            "--lobby-clients",
+            str(args.lobby_clients),
+            "--spectators",
+            str(args.spectators),
             stdout=asyncio.subprocess.PIPE,
         )
         assert proc.stdout is not None
@@ -411,8 +438,15 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
     for start in range(0, args.rooms, per_address * 10):
         batch = []
         for k in range(start, min(args.rooms, start + per_address * 10)):
-            batch.append(http(port, "POST", "/api/rooms", {"table": {"players": 2}},
-                              source=address(1000 + k // per_address)))
+            batch.append(
+                http(
+                    port,
+                    "POST",
+                    "/api/rooms",
+                    {"table": {"players": 2}},
+                    source=address(1000 + k // per_address),
+                )
+            )
         for status, _, _ in await asyncio.gather(*batch):
             made += status == 201
             if status != 201:

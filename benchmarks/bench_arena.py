@@ -35,8 +35,12 @@ def main() -> None:
     parser.add_argument("--walls", type=int, default=2000, help="walls per pairing (2000)")
     parser.add_argument("--seed", type=int, default=2026, help="run seed (2026)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (1)")
-    parser.add_argument("--speed-hands", type=int, default=200,
-                        help="hands of self-play per bot and preset for hands/s (200)")
+    parser.add_argument(
+        "--speed-hands",
+        type=int,
+        default=200,
+        help="hands of self-play per bot and preset for hands/s (200)",
+    )
     parser.add_argument("--only", default="", help="comma list of presets to run (default all)")
     args = parser.parse_args()
     presets = [p for p in PRESETS if not args.only or p in args.only.split(",")]
@@ -44,8 +48,15 @@ def main() -> None:
     started = time.perf_counter()
     for rules in presets:
         for a, b in PAIRINGS:
-            report = arena(a, b, rules, walls=args.walls, seed=args.seed, workers=args.workers,
-                           progress=not args.json)
+            report = arena(
+                a,
+                b,
+                rules,
+                walls=args.walls,
+                seed=args.seed,
+                workers=args.workers,
+                progress=not args.json,
+            )
             key = f"{rules}:{a}-{b}"
             figures[key] = {
                 "diff_mean": report["diff_mean"],
@@ -59,14 +70,18 @@ def main() -> None:
                 "b_big_wins": report["b_stats"]["big_wins"],
             }
             low, high = report["diff_ci95"]
-            print(f"{key}: {report['diff_mean']:+.2f} per hand (95% {low:+.2f} … {high:+.2f}), "
-                  f"{'above zero' if low > 0 else 'NOT above zero'}; "
-                  f"{report['hands_per_s']:.1f} hands/s", file=sys.stderr)
+            print(
+                f"{key}: {report['diff_mean']:+.2f} per hand (95% {low:+.2f} … {high:+.2f}), "
+                f"{'above zero' if low > 0 else 'NOT above zero'}; "
+                f"{report['hands_per_s']:.1f} hands/s",
+                file=sys.stderr,
+            )
         for bot in BOTS:
             report = simulate([bot] * 4, rules, hands=args.speed_hands, seed=args.seed)
             figures[f"hands_per_s_{bot}_{rules}"] = report["hands_per_s"]
-            print(f"{bot} self-play on {rules}: {report['hands_per_s']:.1f} hands/s",
-                  file=sys.stderr)
+            print(
+                f"{bot} self-play on {rules}: {report['hands_per_s']:.1f} hands/s", file=sys.stderr
+            )
     figures["seconds"] = time.perf_counter() - started
     if args.json:
         print(json.dumps(figures))

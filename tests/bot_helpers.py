@@ -25,18 +25,38 @@ def table_view(
     entries = []
     for s in range(4):
         entry: dict[str, Any] = {
-            "seat": s, "hand_size": 13, "melds": [], "laid_out": [], "discards": [],
-            "claimed": [], "openings": 0, "multiplier": {"total": 1, "factors": []},
+            "seat": s,
+            "hand_size": 13,
+            "melds": [],
+            "laid_out": [],
+            "discards": [],
+            "claimed": [],
+            "openings": 0,
+            "multiplier": {"total": 1, "factors": []},
             "declared_ready": False,
         }
         entry.update((players or {}).get(s, {}))
         entries.append(entry)
     view: dict[str, Any] = {
-        "seat": seat, "game": game, "hand": 0, "dealer": 0, "phase": phase, "turn": seat,
-        "to_act": [seat], "indicator": indicator, "laizi": laizi, "pi": [],
-        "must_gang": list(must_gang), "tiles_left": live + 10, "live": live,
-        "scores": [0, 0, 0, 0], "commitment": None, "players": entries,
-        "concealed": concealed, "drawn": drawn, "legal": [],
+        "seat": seat,
+        "game": game,
+        "hand": 0,
+        "dealer": 0,
+        "phase": phase,
+        "turn": seat,
+        "to_act": [seat],
+        "indicator": indicator,
+        "laizi": laizi,
+        "pi": [],
+        "must_gang": list(must_gang),
+        "tiles_left": live + 10,
+        "live": live,
+        "scores": [0, 0, 0, 0],
+        "commitment": None,
+        "players": entries,
+        "concealed": concealed,
+        "drawn": drawn,
+        "legal": [],
     }
     if claim is not None:
         view["claim"] = claim

@@ -15,8 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {"LAIZI_LANG": "en", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-           "PYTHONPATH": str(ROOT / "src")}
+    env = {
+        "LAIZI_LANG": "en",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PYTHONPATH": str(ROOT / "src"),
+    }
     return subprocess.run(
         [sys.executable, "-c", "from laizi.cli import main; main()", *args],
         input=stdin,

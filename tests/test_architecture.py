@@ -125,8 +125,13 @@ def test_only_the_registry_compares_a_game_name() -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ['if settings.game == "baishan":', "x = g != 'wuhan'", 'if (m.game === "wuhan") {',
-     'name.startswith("wuhan")', 'GAMES = ("wuhan", "baishan")'],
+    [
+        'if settings.game == "baishan":',
+        "x = g != 'wuhan'",
+        'if (m.game === "wuhan") {',
+        'name.startswith("wuhan")',
+        'GAMES = ("wuhan", "baishan")',
+    ],
 )
 def test_the_check_catches_a_game_name(line: str) -> None:
     assert GAME_COMPARISON.search(line) or GAME_TUPLE.search(line)

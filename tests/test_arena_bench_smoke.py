@@ -11,7 +11,10 @@ BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_arena.py"
 def test_bench_arena_smoke():
     result = subprocess.run(
         [sys.executable, str(BENCH), "--json", "--walls", "2", "--speed-hands", "2"],
-        capture_output=True, text=True, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     figures = json.loads(result.stdout.splitlines()[-1])
     for rules in ("wuhan-hongzhong-kaikou", "baishan"):

@@ -38,8 +38,13 @@ from tests.engine_helpers import act
 Decide = Callable[[HandState, int, list[Action]], Action | None]
 
 
-def deal(hands: list[str], draws: list[str] | str = "", replacements: str = "", dealer: int = 0,
-         rules: Any = "baishan") -> tuple[HandState, list[dict[str, Any]]]:
+def deal(
+    hands: list[str],
+    draws: list[str] | str = "",
+    replacements: str = "",
+    dealer: int = 0,
+    rules: Any = "baishan",
+) -> tuple[HandState, list[dict[str, Any]]]:
     dealt = [parse_tiles(hands[(dealer + k) % 4]) for k in range(4)]
     assert [len(h) for h in dealt] == [14, 13, 13, 13]
     named = draws if isinstance(draws, str) else "".join(draws)
@@ -85,17 +90,25 @@ READY_HANDS = [
 
 
 READY_SCRIPT = {
-    "rules": "baishan", "dealer": 0, "hands": READY_HANDS,
+    "rules": "baishan",
+    "dealer": 0,
+    "hands": READY_HANDS,
     "draws": ["9p", "4z", "3z", "5z", "6z", "7z", "8s"],
-    "actions": [act(a) for a in [
-        "0 declare_ready 1z",
-        "1 discard 9p", "2 pung", "2 discard 2z",
-        "3 discard 4z",
-        "0 discard 3z",  # locked: the drawn 3z is all it may discard
-        "1 discard 5z",  # seat 0 holds 55z but a locked hand claims nothing but a win
-        "2 discard 6z", "3 discard 7z",
-        "0 win",
-    ]],
+    "actions": [
+        act(a)
+        for a in [
+            "0 declare_ready 1z",
+            "1 discard 9p",
+            "2 pung",
+            "2 discard 2z",
+            "3 discard 4z",
+            "0 discard 3z",  # locked: the drawn 3z is all it may discard
+            "1 discard 5z",  # seat 0 holds 55z but a locked hand claims nothing but a win
+            "2 discard 6z",
+            "3 discard 7z",
+            "0 win",
+        ]
+    ],
 }
 
 
@@ -182,7 +195,7 @@ def test_split_round_nobody_wins_a_drawn_hand():
     events = play(state, events)
     finals = [e for e in events if e.get("final")]
     assert [e["seat"] for e in finals] == [2, 3, 0, 1]  # each draws one, discards nothing
-    assert not any(e["type"] == "discard" for e in events[events.index(finals[0]):])
+    assert not any(e["type"] == "discard" for e in events[events.index(finals[0]) :])
     assert state.wall_left == 14  # 18 − 4
     assert events[-1]["reason"] == "drawn" and events[-1]["payments"] == [0, 0, 0, 0]
 
@@ -194,8 +207,9 @@ def test_no_kong_in_the_split_round():
         legal = legal_actions(state, seat)
         if state.phase == "final":
             assert [a.type for a in legal] == ["win", "pass"]  # no kong, no discard
-        events += apply(state, tsumogiri(state, seat, legal) if state.phase != "final"
-                        else Action(seat, "pass"))
+        events += apply(
+            state, tsumogiri(state, seat, legal) if state.phase != "final" else Action(seat, "pass")
+        )
 
 
 # --- kongs paid on the spot -------------------------------------------------------------------
@@ -219,11 +233,22 @@ def test_kong_payments_stand_in_a_drawn_hand_and_the_split_comes_at_4():
     events = play(state, events, kong_first)
     paid = [e for e in events if e["type"] == "kong_paid"]
     # a concealed kong, 2 units from each, the dealer (seat 0) ×2
-    assert paid == [{"type": "kong_paid", "seat": 1, "kind": "concealed_kong", "tile": "6z",
-                     "payments": [-4, 8, -2, -2]}]
+    assert paid == [
+        {
+            "type": "kong_paid",
+            "seat": 1,
+            "kind": "concealed_kong",
+            "tile": "6z",
+            "payments": [-4, 8, -2, -2],
+        }
+    ]
     # the other seats are told the payment, not the concealed kong's tile
-    assert seat_event(paid[0], 2) == {"type": "kong_paid", "seat": 1, "kind": "concealed_kong",
-                                      "payments": [-4, 8, -2, -2]}
+    assert seat_event(paid[0], 2) == {
+        "type": "kong_paid",
+        "seat": 1,
+        "kind": "concealed_kong",
+        "payments": [-4, 8, -2, -2],
+    }
     assert seat_event(paid[0], 1) == paid[0]
     end = events[-1]
     assert end["reason"] == "drawn"
@@ -246,8 +271,9 @@ def test_kong_payments_join_a_win_and_match_the_settlement():
     settlement = end["settlement"]
     assert settlement["kong_payments"] == [-4, 8, -2, -2]
     assert end["payments"] == settlement["payments"]
-    assert end["payments"] == [a + b for a, b in zip(settlement["win_payments"],
-                                                      settlement["kong_payments"], strict=True)]
+    assert end["payments"] == [
+        a + b for a, b in zip(settlement["win_payments"], settlement["kong_payments"], strict=True)
+    ]
 
 
 def test_discard_right_after_a_kong_is_ganghoukai_for_the_discarder():
@@ -288,7 +314,10 @@ WIN_HANDS = [
 
 def test_one_winner_per_discard_first_after_the_discarder():
     script = {
-        "rules": "baishan", "dealer": 0, "hands": WIN_HANDS, "draws": ["5z"],
+        "rules": "baishan",
+        "dealer": 0,
+        "hands": WIN_HANDS,
+        "draws": ["5z"],
         "actions": [act(a) for a in ["0 discard 1z", "1 discard 5z", "0 win", "3 win"]],
     }
     events = run_script(script).events
@@ -298,8 +327,7 @@ def test_one_winner_per_discard_first_after_the_discarder():
 
 
 def test_no_robbing_an_added_kong():
-    hands = ["2345678m2345p88s1z", "234567s2345p167z", "111m234p567p79s55z",
-             "3456m9m6789p1123s"]
+    hands = ["2345678m2345p88s1z", "234567s2345p167z", "111m234p567p79s55z", "3456m9m6789p1123s"]
     state, events = deal(hands, ["8s", "4z", "4z", "4z", "8s"])
     events += apply(state, Action(0, "discard", parse_tile("1z")))
     events += apply(state, Action(1, "discard", parse_tile("8s")))
@@ -314,8 +342,13 @@ def test_no_robbing_an_added_kong():
     events += apply(state, Action(0, "added_kong", parse_tile("8s")))
     # seat 2 waits on 8s, but Baishan robs no kong: the kong stands, is paid (the dealer's: ×2
     # from everyone), and its replacement draw follows
-    assert events[-2] == {"type": "kong_paid", "seat": 0, "kind": "added_kong", "tile": "8s",
-                          "payments": [6, -2, -2, -2]}
+    assert events[-2] == {
+        "type": "kong_paid",
+        "seat": 0,
+        "kind": "added_kong",
+        "tile": "8s",
+        "payments": [6, -2, -2, -2],
+    }
     assert events[-1]["type"] == "draw" and events[-1]["from"] == "back"
     assert state.phase == "turn" and state.turn == 0
 
@@ -347,8 +380,13 @@ def test_replay_example_of_an_illegal_declaration():
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     code = "from laizi.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_cli_replay_declare_ready_and_an_illegal_one():

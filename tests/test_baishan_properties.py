@@ -36,8 +36,14 @@ def eager(rng: random.Random):
             by_type.setdefault(action.type, []).append(action)
         if "win" in by_type:
             return by_type["win"][0]
-        for kind, odds in (("declare_ready", 0.7), ("concealed_kong", 0.9), ("added_kong", 0.9),
-                           ("kong", 0.9), ("pung", 0.6), ("chow", 0.4)):
+        for kind, odds in (
+            ("declare_ready", 0.7),
+            ("concealed_kong", 0.9),
+            ("added_kong", 0.9),
+            ("kong", 0.9),
+            ("pung", 0.6),
+            ("chow", 0.4),
+        ):
             if kind in by_type and rng.random() < odds:
                 return rng.choice(by_type[kind])
         return rng.choice(actions)

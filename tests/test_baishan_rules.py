@@ -111,13 +111,16 @@ def test_no_declaring_on_a_wider_or_no_wait(hand):
 
 
 def test_declarable_discards_name_the_tiles_that_leave_a_single_wait():
-    assert [format_tile(t) for t in declarable_discards(counts("111m234p567p79s55z1z"), ())] \
-        == ["1z"]
+    assert [format_tile(t) for t in declarable_discards(counts("111m234p567p79s55z1z"), ())] == [
+        "1z"
+    ]
     # discarding 1z leaves a two-sided wait; any other discard leaves no wait at all
     assert declarable_discards(counts("111m234p567p78s55z1z"), ()) == []
     # seven pairs: a single pair wait after discarding either odd tile
-    assert [format_tile(t) for t in declarable_discards(counts("1133m5577p99s114z6z"), ())] \
-        == ["4z", "6z"]
+    assert [format_tile(t) for t in declarable_discards(counts("1133m5577p99s114z6z"), ())] == [
+        "4z",
+        "6z",
+    ]
 
 
 # --- kongs ----------------------------------------------------------------------------------
@@ -158,8 +161,12 @@ def test_dealer_stays_on_a_dealer_win_or_a_drawn_hand_else_passes_on():
 
 def test_escape_is_64_units_split_among_the_others():
     rules = make_ruleset(preset("baishan"))
-    assert list(rules.escape_payments(1)) == [Fraction(64, 3), -64, Fraction(64, 3),
-                                              Fraction(64, 3)]
+    assert list(rules.escape_payments(1)) == [
+        Fraction(64, 3),
+        -64,
+        Fraction(64, 3),
+        Fraction(64, 3),
+    ]
     based = make_ruleset(preset("baishan").with_overrides({"base": 3}))
     assert list(based.escape_payments(0)) == [-192, 64, 64, 64]
 
@@ -201,10 +208,20 @@ def test_the_ladder_has_seventeen_ranks_climbing():
 def test_baishan_preset():
     s = PRESETS["baishan"]
     assert (s.game, s.cap, s.escape_penalty, s.base, s.win_priority) == (
-        "baishan", 64, 64, 1, "from_discarder")
-    assert s.to_json() == {"preset": "baishan", "game": "baishan",
-                           "win_priority": "from_discarder", "cap": 64, "escape_penalty": 64,
-                           "base": 1}
+        "baishan",
+        64,
+        64,
+        1,
+        "from_discarder",
+    )
+    assert s.to_json() == {
+        "preset": "baishan",
+        "game": "baishan",
+        "win_priority": "from_discarder",
+        "cap": 64,
+        "escape_penalty": 64,
+        "base": 1,
+    }
 
 
 def test_baishan_room_overrides():

@@ -32,8 +32,13 @@ def table(players: dict[int, dict[str, Any]] | None = None, **top: Any) -> dict[
     for seat, player in (players or {}).items():
         seats[seat] = player
     data: dict[str, Any] = {
-        "rules": "baishan", "dealer": 0, "winner": 1, "win": "discard", "from": 2,
-        "winning_tile": "5z", "players": seats,
+        "rules": "baishan",
+        "dealer": 0,
+        "winner": 1,
+        "win": "discard",
+        "from": 2,
+        "winning_tile": "5z",
+        "players": seats,
     }
     data.update(top)
     if data["win"] == "self_draw":
@@ -56,8 +61,7 @@ def pays(s) -> list[Fraction]:
 def test_the_usual_table():
     s = settle(table())
     assert s.allowed and s.wins == ("pinghu",)
-    assert [fans(s, x) for x in range(4)] == [
-        {"zuozhuang": 1}, {"limen": 1}, {"dianpao": 1}, {}]
+    assert [fans(s, x) for x in range(4)] == [{"zuozhuang": 1}, {"limen": 1}, {"dianpao": 1}, {}]
     assert pays(s) == [-4, 10, -4, -2]
 
 
@@ -90,8 +94,11 @@ def test_limen_counts_for_an_unopened_loser():
 
 
 def test_limen_not_for_a_winner_who_opened():
-    s = settle(table({1: {"hand": "111m567p789s5z",
-                          "melds": [{"kind": "chow", "tiles": "234p", "from": 0}]}}))
+    s = settle(
+        table(
+            {1: {"hand": "111m567p789s5z", "melds": [{"kind": "chow", "tiles": "234p", "from": 0}]}}
+        )
+    )
     assert fans(s, 1) == {}
     assert pays(s) == [-2, 5, -2, -1]
 
@@ -135,18 +142,24 @@ def test_qingyise_one_suit_two_fans():
 
 
 def test_shoubayi_the_winner_with_one_tile_left():
-    melds = [{"kind": "pung", "tiles": "111m", "from": 0}, {"kind": "chow", "tiles": "234p",
-             "from": 0}, {"kind": "chow", "tiles": "567p", "from": 0},
-             {"kind": "chow", "tiles": "789s", "from": 0}]
+    melds = [
+        {"kind": "pung", "tiles": "111m", "from": 0},
+        {"kind": "chow", "tiles": "234p", "from": 0},
+        {"kind": "chow", "tiles": "567p", "from": 0},
+        {"kind": "chow", "tiles": "789s", "from": 0},
+    ]
     s = settle(table({1: {"hand": "5z", "melds": melds}}))
     assert fans(s, 1) == {"shoubayi": 1}
     assert pays(s) == [-4, 10, -4, -2]
 
 
 def test_shoubayi_counts_for_a_loser_with_one_tile():
-    melds = [{"kind": "pung", "tiles": "444s", "from": 2}, {"kind": "pung", "tiles": "777p",
-             "from": 2}, {"kind": "pung", "tiles": "888p", "from": 0},
-             {"kind": "pung", "tiles": "999p", "from": 1}]
+    melds = [
+        {"kind": "pung", "tiles": "444s", "from": 2},
+        {"kind": "pung", "tiles": "777p", "from": 2},
+        {"kind": "pung", "tiles": "888p", "from": 0},
+        {"kind": "pung", "tiles": "999p", "from": 1},
+    ]
     s = settle(table({3: {"hand": "6z", "melds": melds}}))
     assert fans(s, 3) == {"shoubayi": 1}
     assert pays(s) == [-4, 12, -4, -4]
@@ -163,8 +176,12 @@ def test_ganghoukai_win_on_a_replacement_draw():
 
 
 def test_ganghoukai_discard_right_after_a_kong_is_the_discarders():
-    discarder = {"melds": [{"kind": "pung", "tiles": "333s", "from": 0},
-                           {"kind": "exposed_kong", "tiles": "8888p", "from": 3}]}
+    discarder = {
+        "melds": [
+            {"kind": "pung", "tiles": "333s", "from": 0},
+            {"kind": "exposed_kong", "tiles": "8888p", "from": 3},
+        ]
+    }
     s = settle(table({2: discarder}, after_kong_discard=True))
     assert fans(s, 2) == {"dianpao": 1, "ganghoukai": 1}
     assert list(s.win_payments) == [-4, 14, -8, -2]
@@ -211,8 +228,10 @@ def test_siguiyi_four_of_a_kind_not_konged():
 
 
 def test_siguiyi_exposed_counts_for_a_loser():
-    melds = [{"kind": "pung", "tiles": "666m", "from": 0},
-             {"kind": "chow", "tiles": "567m", "from": 2}]
+    melds = [
+        {"kind": "pung", "tiles": "666m", "from": 0},
+        {"kind": "chow", "tiles": "567m", "from": 2},
+    ]
     s = settle(table({3: {"melds": melds}}))
     assert fans(s, 3) == {"siguiyi": 1}
     assert pays(s) == [-4, 12, -4, -4]
@@ -299,15 +318,26 @@ def test_room_base_scales_every_amount():
 
 
 def test_room_cap_is_a_setting():
-    s = settle(table({1: {"hand": "1133m5577p99s114z"}}, winning_tile="4z",
-                     rules={"preset": "baishan", "cap": 32}))
+    s = settle(
+        table(
+            {1: {"hand": "1133m5577p99s114z"}},
+            winning_tile="4z",
+            rules={"preset": "baishan", "cap": 32},
+        )
+    )
     assert pays(s) == [-32, 96, -32, -32]
 
 
 def test_payment_is_capped_at_2_to_the_6():
     # 清一色 (2) + 自摸 + 坐庄 + 四家清 (3) = 7 fans for the dealer: every loser pays the cap.
-    s = settle(table({0: {}, 1: {"hand": "111m234m567m789m5m"}, 2: {}, 3: {}},
-                     dealer=1, win="self_draw", winning_tile="5m"))
+    s = settle(
+        table(
+            {0: {}, 1: {"hand": "111m234m567m789m5m"}, 2: {}, 3: {}},
+            dealer=1,
+            win="self_draw",
+            winning_tile="5m",
+        )
+    )
     assert fans(s, 1) == {"zimo": 1, "zuozhuang": 1, "qingyise": 2, "sijiaqing": 3}
     assert list(s.raw) == [128, None, 128, 128]
     assert pays(s) == [-64, 192, -64, -64]
@@ -379,8 +409,9 @@ def test_wuhan_only_settings_are_refused_in_a_baishan_room():
 
 def run_cli(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     code = "from laizi.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_cli_json_gives_fans_objects_and_payments():

@@ -30,16 +30,19 @@ def test_bots_are_named_by_string():
 def test_an_outside_bot_is_loaded_as_module_colon_class():
     bot = make_bot("tests.outside.first_tile:FirstTile", WUHAN, 0)
     ruleset = make_ruleset(WUHAN)
-    out = play_hand(ruleset, [bot, *[make_bot("random", WUHAN, s) for s in range(3)]], 0,
-                    wall_seed(1, 0))
+    out = play_hand(
+        ruleset, [bot, *[make_bot("random", WUHAN, s) for s in range(3)]], 0, wall_seed(1, 0)
+    )
     assert sum(out.payments) == 0
 
 
 @pytest.mark.parametrize(
     ("name", "message"),
-    [("nobody", "unknown bot 'nobody'"),
-     ("no_such_module_xyz:Bot", "can't import module"),
-     ("tests.outside.first_tile:Missing", "has no class 'Missing'")],
+    [
+        ("nobody", "unknown bot 'nobody'"),
+        ("no_such_module_xyz:Bot", "can't import module"),
+        ("tests.outside.first_tile:Missing", "has no class 'Missing'"),
+    ],
 )
 def test_a_bad_bot_name_is_a_clear_error(name, message):
     with pytest.raises(BotError, match=message):
@@ -52,8 +55,7 @@ def test_every_bot_plays_whole_hands_of_every_preset(rules, name):
     ruleset = make_ruleset(rules)
     settings_ = ruleset.settings
     for index in range(2):
-        bots = [make_bot(name if s == 0 else "greedy", settings_, index * 4 + s)
-                for s in range(4)]
+        bots = [make_bot(name if s == 0 else "greedy", settings_, index * 4 + s) for s in range(4)]
         out = play_hand(ruleset, bots, index, wall_seed(5, index))  # raises on an illegal action
         assert sum(out.payments) == 0
 
@@ -175,16 +177,24 @@ def test_greedy_wins_whenever_it_may():
 
 def test_greedy_punges_to_open_when_the_shanten_does_not_suffer():
     # Never opened: a pung that keeps the shanten is the opening a win needs (A5).
-    seen = table_view("123m456p78s1z55m33z", phase="claim", claim={"tile": "3z", "from": 2},
-                      must_gang=())
+    seen = table_view(
+        "123m456p78s1z55m33z", phase="claim", claim={"tile": "3z", "from": 2}, must_gang=()
+    )
     legal = [Action(0, "pung"), Action(0, "pass")]
     assert make_bot("greedy", WUHAN).act(seen, legal).type == "pung"
 
 
 def test_greedy_passes_a_pung_that_does_not_help_once_opened():
     # Ready on 5m/1z already; punging 1z leaves it just as ready, and it has opened before.
-    seen = table_view("123m456p789s55m11z", phase="claim", claim={"tile": "1z", "from": 2},
-                      must_gang=(), laizi="7z", indicator="6z", players={0: {"openings": 1}})
+    seen = table_view(
+        "123m456p789s55m11z",
+        phase="claim",
+        claim={"tile": "1z", "from": 2},
+        must_gang=(),
+        laizi="7z",
+        indicator="6z",
+        players={0: {"openings": 1}},
+    )
     legal = [Action(0, "pung"), Action(0, "pass")]
     assert make_bot("greedy", WUHAN).act(seen, legal).type == "pass"
 
@@ -195,9 +205,16 @@ def test_greedy_passes_a_pung_that_does_not_help_once_opened():
 def test_strong_does_not_feed_a_quanqiuren_while_not_ready():
     # Seat 1 has four openings and one tile: a 2/5/8 discard could pair it, and the discarder,
     # not being ready, would pay for everyone (A9 contract 1).  Greedy does not care.
-    opponent = {"hand_size": 1, "openings": 4, "melds": [
-        {"kind": "pung", "tiles": "111z", "from": 0}, {"kind": "pung", "tiles": "222z", "from": 2},
-        {"kind": "pung", "tiles": "333z", "from": 3}, {"kind": "pung", "tiles": "444z", "from": 0}]}
+    opponent = {
+        "hand_size": 1,
+        "openings": 4,
+        "melds": [
+            {"kind": "pung", "tiles": "111z", "from": 0},
+            {"kind": "pung", "tiles": "222z", "from": 2},
+            {"kind": "pung", "tiles": "333z", "from": 3},
+            {"kind": "pung", "tiles": "444z", "from": 0},
+        ],
+    }
     seen = table_view("13m47p258s1469m369p", must_gang=(), players={1: opponent})
     legal = turn_legal(seen)
     strong = make_bot("strong", WUHAN).act(seen, legal).tile
@@ -214,17 +231,23 @@ def test_strong_keeps_to_a_visible_qingyise():
 def test_strong_opens_again_in_koukou_only_to_get_ready():
     # 口口翻: a second opening doubles every loss; from five steps away it is not worth it.
     koukou = preset("wuhan-hongzhong-koukou")
-    seen = table_view("159m47p25s33z1z", phase="claim", claim={"tile": "3z", "from": 2},
-                      must_gang=(), laizi="9s", players={0: {"openings": 1, "melds": [
-                          {"kind": "pung", "tiles": "999p", "from": 1}]}})
+    seen = table_view(
+        "159m47p25s33z1z",
+        phase="claim",
+        claim={"tile": "3z", "from": 2},
+        must_gang=(),
+        laizi="9s",
+        players={0: {"openings": 1, "melds": [{"kind": "pung", "tiles": "999p", "from": 1}]}},
+    )
     legal = [Action(0, "pung"), Action(0, "pass")]
     assert make_bot("greedy", koukou).act(seen, legal).type == "pung"
     assert make_bot("strong", koukou).act(seen, legal).type == "pass"
 
 
 def test_seat_table_counts_what_is_unseen():
-    seen = table_view("123m", players={1: {"discards": ["1m", "1m"], "claimed": [1]},
-                                       2: {"laid_out": ["7z"]}})
+    seen = table_view(
+        "123m", players={1: {"discards": ["1m", "1m"], "claimed": [1]}, 2: {"laid_out": ["7z"]}}
+    )
     table = SeatTable(seen)
     assert table.unseen[parse_tile("1m")] == 4 - 1 - 1  # own tile, one unclaimed discard
     assert table.unseen[parse_tile("7z")] == 3
@@ -237,8 +260,7 @@ BAISHAN = preset("baishan")
 
 
 def baishan_view(concealed: str, **kwargs: Any) -> dict[str, Any]:
-    return table_view(concealed, game="baishan", laizi=None, indicator=None, must_gang=(),
-                      **kwargs)
+    return table_view(concealed, game="baishan", laizi=None, indicator=None, must_gang=(), **kwargs)
 
 
 def test_greedy_declares_ready_on_a_single_wait():
@@ -246,7 +268,8 @@ def test_greedy_declares_ready_on_a_single_wait():
     seen = baishan_view("123m456p789s111z5s9p")
     legal = [*discards_of(seen), Action(0, "declare_ready", parse_tile("9p"))]
     assert make_bot("greedy", BAISHAN).act(seen, legal) == Action(
-        0, "declare_ready", parse_tile("9p"))
+        0, "declare_ready", parse_tile("9p")
+    )
 
 
 def test_strong_goes_for_seven_pairs_paid_at_the_cap():
@@ -266,9 +289,14 @@ def test_strong_chases_no_big_hand_when_a_small_win_already_pays_the_cap():
     # Multiplier 32 against opponents of at least 16: 512 ≥ the cap of 300 on every loser (A9),
     # so 清一色 would pay no more — strong plays for speed like greedy.
     big = {"multiplier": {"total": 16, "factors": []}}
-    seen = table_view("11234567899m5p58s", must_gang=(), laizi="7z", indicator="6z",
-                      players={0: {"multiplier": {"total": 32, "factors": []}}, 1: big, 2: big,
-                               3: big})
-    assert make_bot("strong", WUHAN).act(seen, turn_legal(seen)) == make_bot(
-        "greedy", WUHAN).act(seen, turn_legal(seen))
+    seen = table_view(
+        "11234567899m5p58s",
+        must_gang=(),
+        laizi="7z",
+        indicator="6z",
+        players={0: {"multiplier": {"total": 32, "factors": []}}, 1: big, 2: big, 3: big},
+    )
+    assert make_bot("strong", WUHAN).act(seen, turn_legal(seen)) == make_bot("greedy", WUHAN).act(
+        seen, turn_legal(seen)
+    )
     assert make_bot("strong", WUHAN).strategy.small_win_capped(SeatTable(seen))

@@ -81,8 +81,13 @@ def test_a_match_record_with_the_wrong_next_dealer_is_rejected():
     start = events[starts[4]]
     seed = bytes.fromhex(events[starts[5] - 1]["seed"])
     wrong = (start["dealer"] + 1) % 4
-    state, hand = new_hand(make_ruleset(start["rules"]), wrong, seed=seed, hand_number=4,
-                           scores=tuple(Fraction(str(x)) for x in start["scores"]))
+    state, hand = new_hand(
+        make_ruleset(start["rules"]),
+        wrong,
+        seed=seed,
+        hand_number=4,
+        scores=tuple(Fraction(str(x)) for x in start["scores"]),
+    )
     hand += play_out(state, random.Random(1).choice)
     events = events[: starts[4]] + parse_record(to_jsonl(hand)) + events[starts[5] :]
     verdict = verify(events)
@@ -94,8 +99,13 @@ def test_nothing_may_follow_an_escape():
     match = Match(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0)
     state, first = match.deal(bytes(32))
     first += apply(state, Action(1, "abandon"))
-    state, second = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), 0, seed=bytes(range(32)),
-                             hand_number=1, scores=tuple(state.result["payments"]))
+    state, second = new_hand(
+        make_ruleset("wuhan-hongzhong-kaikou"),
+        0,
+        seed=bytes(range(32)),
+        hand_number=1,
+        scores=tuple(state.result["payments"]),
+    )
     second += play_out(state, random.Random(2).choice)
     verdict = verify(parse_record(to_jsonl(first + second)))
     assert not verdict.ok and "escape" in verdict.message

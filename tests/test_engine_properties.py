@@ -109,8 +109,11 @@ def test_two_thousand_random_hands_across_all_presets():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.binary(min_size=32, max_size=32), preset=st.sampled_from(PRESET_NAMES),
-       actions=st.integers(min_value=0, max_value=2**32))
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    preset=st.sampled_from(PRESET_NAMES),
+    actions=st.integers(min_value=0, max_value=2**32),
+)
 def test_any_seed_plays_a_consistent_hand(seed, preset, actions):
     play_and_check(preset, seed, random.Random(actions), deep=True)
 
@@ -150,16 +153,21 @@ def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
     rng = random.Random(11)
     tried = 0
     for index in range(60):
-        state, _ = new_hand(make_ruleset(PRESET_NAMES[index % 6]), index % 4,
-                            seed=rng.randbytes(32))
+        state, _ = new_hand(
+            make_ruleset(PRESET_NAMES[index % 6]), index % 4, seed=rng.randbytes(32)
+        )
         choose = greedy(rng)
         while not state.over:
             seat = state.to_act()[0]
             legal = legal_actions(state, seat)
             for _ in range(3):
                 kind = rng.choice([t for t in ACTION_TYPES if t != "abandon"])
-                tile = rng.randrange(34) if kind in ("discard", "lay_out", "concealed_kong",
-                                                     "added_kong", "declare_ready") else None
+                tile = (
+                    rng.randrange(34)
+                    if kind
+                    in ("discard", "lay_out", "concealed_kong", "added_kong", "declare_ready")
+                    else None
+                )
                 low = rng.randrange(27)
                 tiles = (low, low + 1, low + 2) if kind == "chow" else None
                 action = Action(rng.randrange(4), kind, tile, tiles)
@@ -169,16 +177,24 @@ def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
                 with pytest.raises(IllegalAction) as caught:
                     apply(state, action)
                 assert caught.value.reason
-                assert (state.events, state.phase, state.tiles_in_play(), view(state, None)) \
-                    == before
+                assert (
+                    state.events,
+                    state.phase,
+                    state.tiles_in_play(),
+                    view(state, None),
+                ) == before
                 tried += 1
             apply(state, choose(legal))
     assert tried > 1000
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.binary(min_size=32, max_size=32), preset=st.sampled_from(PRESET_NAMES),
-       choices=st.integers(min_value=0, max_value=2**32), split=st.integers(0, 120))
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    preset=st.sampled_from(PRESET_NAMES),
+    choices=st.integers(min_value=0, max_value=2**32),
+    split=st.integers(0, 120),
+)
 def test_a_copy_plays_on_independently_and_identically(seed, preset, choices, split):
     """``HandState.copy()`` (for bots that search): the copy and the original, given the same
     decisions, produce the same events, and playing one never touches the other."""

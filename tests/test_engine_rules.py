@@ -152,15 +152,13 @@ def test_robbing_a_kong_and_the_order_among_robbers(priority, winner):
 
 
 def test_an_added_kong_nobody_robs_draws_from_the_back():
-    obj = script(ROB_HANDS, [*ROB_ACTIONS, "1 pass"], draws=["1m", "9p", "9m"],
-                 replacements=["6z"])
+    obj = script(ROB_HANDS, [*ROB_ACTIONS, "1 pass"], draws=["1m", "9p", "9m"], replacements=["6z"])
     state = state_when_script_ends(obj)
     assert state.turn == 2 and state.drawn == 32 and state.after_kong
     assert [m.kind for m in state.players[2].melds] == ["added_kong"]
 
 
 # --- A5/A8: every kong's replacement comes from the back ---------------------------------------
-
 
 
 def test_concealed_exposed_and_added_kongs_draw_replacements_from_the_back():
@@ -282,8 +280,18 @@ def test_a_held_must_gang_tile_blocks_the_win():
     assert caught.value.reason.startswith("seat 1 may not win on seat 2's 5s (holds_special)")
     # Nor by self-draw: seat 1 draws the 5s itself.
     state = state_when_script_ends(
-        script(blocked, ["0 discard 9m", "1 pung", "1 discard 1z", "2 discard 1m",
-                         "3 discard 1p", "0 discard 9p"], draws=["1m", "1p", "9p", "5s"])
+        script(
+            blocked,
+            [
+                "0 discard 9m",
+                "1 pung",
+                "1 discard 1z",
+                "2 discard 1m",
+                "3 discard 1p",
+                "0 discard 9p",
+            ],
+            draws=["1m", "1p", "9p", "5s"],
+        )
     )
     assert state.turn == 1 and state.drawn == 22
     assert Action(1, "win") not in legal_actions(state, 1)
@@ -301,8 +309,15 @@ LOCK_HANDS = [
 
 @pytest.mark.parametrize("locked", [False, True])
 def test_pass_win_locked_both_ways(locked):
-    actions = ["0 discard 9m", "3 pung", "3 discard 1z", "0 discard 5s", "3 pass",
-               "1 discard 5s", "3 win"]
+    actions = [
+        "0 discard 9m",
+        "3 pung",
+        "3 discard 1z",
+        "0 discard 5s",
+        "3 pass",
+        "1 discard 5s",
+        "3 win",
+    ]
     obj = script(LOCK_HANDS, actions, draws=["5s", "5s"], pass_win_locked=locked)
     if not locked:
         events = events_of(obj)
@@ -315,10 +330,19 @@ def test_pass_win_locked_both_ways(locked):
 
 
 def test_the_lock_ends_with_the_seats_own_draw():
-    actions = ["0 discard 9m", "3 pung", "3 discard 1z", "0 discard 5s", "3 pass",
-               "1 discard 1m", "2 discard 1p", "3 discard 8s", "0 discard 5s", "3 win"]
-    obj = script(LOCK_HANDS, actions, draws=["5s", "1m", "1p", "8s", "5s"],
-                 pass_win_locked=True)
+    actions = [
+        "0 discard 9m",
+        "3 pung",
+        "3 discard 1z",
+        "0 discard 5s",
+        "3 pass",
+        "1 discard 1m",
+        "2 discard 1p",
+        "3 discard 8s",
+        "0 discard 5s",
+        "3 win",
+    ]
+    obj = script(LOCK_HANDS, actions, draws=["5s", "1m", "1p", "8s", "5s"], pass_win_locked=True)
     assert end(events_of(obj))["winner"] == 3
 
 
@@ -440,8 +464,9 @@ NO_ROB_HANDS = [
 
 
 def test_a_concealed_kong_can_not_be_robbed():
-    obj = script(NO_ROB_HANDS, [*ROB_ACTIONS[:7], "0 concealed_kong 6m"], draws=["6m"],
-                 replacements=["1p"])
+    obj = script(
+        NO_ROB_HANDS, [*ROB_ACTIONS[:7], "0 concealed_kong 6m"], draws=["6m"], replacements=["1p"]
+    )
     events = run_script_events_until_unfinished(obj)
     assert events[-2:] == [
         {"type": "concealed_kong", "seat": 0, "tile": "6m"},
@@ -465,8 +490,12 @@ def test_a_win_below_the_room_minimum_is_not_offered():
     # The same hand as above pays 8 per loser: under kaikou's default minimum of 16 (A10) it is
     # no win at all — and the message names the settlement's reason (seat 3's chow keeps the
     # window open, so seat 1's claim is judged there).
-    obj = script(TWO_WINNERS_HANDS, [*TWO_WINNERS_ACTIONS[:-2], "1 win"],
-                 draws=["5z", "6z", "5s"], min_points=16)
+    obj = script(
+        TWO_WINNERS_HANDS,
+        [*TWO_WINNERS_ACTIONS[:-2], "1 win"],
+        draws=["5z", "6z", "5s"],
+        min_points=16,
+    )
     with pytest.raises(ScriptIllegal) as caught:
         run_script(obj)
     assert caught.value.index == 8

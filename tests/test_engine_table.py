@@ -9,8 +9,9 @@ from laizi.engine import Action, Game, IllegalAction, parse_record, verify
 
 def test_a_game_plays_to_its_end_and_its_record_verifies():
     rng = random.Random(9)
-    game = Game.deal({"preset": "wuhan-facai-koukou", "min_points": 0}, seed=rng.randbytes(32),
-                     dealer=3)
+    game = Game.deal(
+        {"preset": "wuhan-facai-koukou", "min_points": 0}, seed=rng.randbytes(32), dealer=3
+    )
     while not game.over:
         seat = game.to_act[0]
         game.play(rng.choice(game.legal_actions(seat)))

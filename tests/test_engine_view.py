@@ -55,8 +55,9 @@ def test_who_may_claim_a_discard_is_not_shown():
 def test_the_event_stream_of_a_seat_hides_what_the_seat_may_not_see():
     rng = random.Random(5)
     for index in range(60):
-        state, events = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), index % 4,
-                                 seed=rng.randbytes(32))
+        state, events = new_hand(
+            make_ruleset("wuhan-hongzhong-kaikou"), index % 4, seed=rng.randbytes(32)
+        )
         events += play_out(state, rng.choice)
         for seat in (0, 1, 2, 3, None):
             shown = [e for e in (seat_event(e, seat) for e in events) if e is not None]

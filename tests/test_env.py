@@ -251,8 +251,11 @@ def test_observation_values_at_the_deal_and_after_a_discard():
     assert scalars[2] == 1  # turn
     assert scalars[7] == 1 and scalars[11] == 1  # the viewer deals and is on turn
     assert scalars[19] == 14 and scalars[20] == 13
-    discard = next(i for i, a in table.legal(1).items() if a.type == "discard"
-                   and not state.special_mask[a.tile])
+    discard = next(
+        i
+        for i, a in table.legal(1).items()
+        if a.type == "discard" and not state.special_mask[a.tile]
+    )
     table.step(1, discard)
     for viewer in range(4):
         table.write_observation(viewer, obs)

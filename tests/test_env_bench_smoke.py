@@ -10,8 +10,19 @@ BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_env.py"
 
 def test_bench_env_smoke():
     result = subprocess.run(
-        [sys.executable, str(BENCH), "--json", "--hands", "1", "--tables", "4", "--rounds", "10",
-         "--repeat", "1"],
+        [
+            sys.executable,
+            str(BENCH),
+            "--json",
+            "--hands",
+            "1",
+            "--tables",
+            "4",
+            "--rounds",
+            "10",
+            "--repeat",
+            "1",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -15,9 +15,25 @@ def test_bc_example_trains_saves_and_plays_the_arena(tmp_path):
     out = tmp_path / "policy.npz"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TRAIN.parents[1] / "src"), str(TRAIN)])}
     result = subprocess.run(
-        [sys.executable, str(TRAIN / "bc_train.py"), "--hands", "3", "--epochs", "2",
-         "--hidden", "16", "--walls", "1", "--out", str(out)],
-        capture_output=True, text=True, timeout=300, check=True, env=env,
+        [
+            sys.executable,
+            str(TRAIN / "bc_train.py"),
+            "--hands",
+            "3",
+            "--epochs",
+            "2",
+            "--hidden",
+            "16",
+            "--walls",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        env=env,
     )
     summary = json.loads(result.stdout.splitlines()[-1])
     assert out.exists()

@@ -114,9 +114,20 @@ def test_serve_flags_default_to_the_limits_defaults() -> None:
 
 def test_serve_refuses_a_bad_limit_flag(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-c", "from laizi.cli import main; main()", "serve", "--db",
-         f"sqlite:///{tmp_path / 'x.sqlite3'}", "--hash-workers", str(cores() + 1)],
-        capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-c",
+            "from laizi.cli import main; main()",
+            "serve",
+            "--db",
+            f"sqlite:///{tmp_path / 'x.sqlite3'}",
+            "--hash-workers",
+            str(cores() + 1),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert result.returncode == 2 and "hash-workers" in result.stderr
     assert "Traceback" not in result.stderr
@@ -230,7 +241,8 @@ def raw_request(port: int, head: str, chunks: Iterator[bytes], limit: int) -> tu
             answer += data
             top, _, body = answer.partition(b"\r\n\r\n")
             length = [
-                int(line.split(b":")[1]) for line in top.split(b"\r\n")
+                int(line.split(b":")[1])
+                for line in top.split(b"\r\n")
                 if line.lower().startswith(b"content-length:")
             ]
             if length and len(body) >= length[0]:
@@ -323,7 +335,10 @@ def test_a_login_burst_slows_logins_never_tables(serve: Any) -> None:
         assert_table_kept_up(table.latencies)
         # The right password still works after the burst.
         status, _, body = await http(
-            srv.port, "POST", "/api/login", {"name": "Victim", "password": "password1"},
+            srv.port,
+            "POST",
+            "/api/login",
+            {"name": "Victim", "password": "password1"},
             source=address(100),
         )
         assert status == 200 and body["name"] == "Victim"
@@ -394,8 +409,9 @@ def test_fast_honest_players_are_never_limited(serve: Any) -> None:
                     assert message["type"] != "error", message
                     if message["type"] == "prompt":
                         action = message["legal"][0]
-                        await ws.send(json.dumps(
-                            {"type": "act", "prompt": message["id"], "action": action}))
+                        await ws.send(
+                            json.dumps({"type": "act", "prompt": message["id"], "action": action})
+                        )
                         sent[0] += 1
                     elif message["type"] == "event" and message["event"]["type"] == "match_end":
                         await ws.close()
@@ -416,8 +432,9 @@ def test_the_message_limit_counts_bytes_not_characters(serve: Any) -> None:
     async def main() -> None:
         ws = await ws_connect(srv.ws)
         await ws.recv()  # welcome
-        text = json.dumps({"type": "join", "room": "ABCDEF", "name": "中" * 1400},
-                          ensure_ascii=False)
+        text = json.dumps(
+            {"type": "join", "room": "ABCDEF", "name": "中" * 1400}, ensure_ascii=False
+        )
         assert len(text) < 4096 < len(text.encode())
         await ws.send(text)
         [error] = messages_of(await asyncio.wait_for(ws.recv(), 10))
@@ -514,8 +531,12 @@ def test_rooms_per_address_and_account_are_capped(serve: Any) -> None:
         statuses = []
         for n in range(6):  # an account from many addresses
             status, _, body = await http(
-                srv.port, "POST", "/api/rooms", {"table": {"players": 2}},
-                {"Cookie": cookie}, source=address(10 + n),
+                srv.port,
+                "POST",
+                "/api/rooms",
+                {"table": {"players": 2}},
+                {"Cookie": cookie},
+                source=address(10 + n),
             )
             statuses.append(status)
         assert statuses == [201] * 4 + [429] * 2
@@ -624,8 +645,16 @@ def test_a_lobby_storm_over_many_rooms_does_not_stall_another_table(serve: Any) 
     async def main() -> None:
         for batch in range(30):
             await asyncio.gather(
-                *(http(srv.port, "POST", "/api/rooms", {"table": {"players": 3}},
-                       source=address(batch)) for _ in range(30))
+                *(
+                    http(
+                        srv.port,
+                        "POST",
+                        "/api/rooms",
+                        {"table": {"players": 3}},
+                        source=address(batch),
+                    )
+                    for _ in range(30)
+                )
             )
         table = MeasuredTable(srv.port)
         await table.start()

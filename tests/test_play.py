@@ -41,9 +41,23 @@ def test_a_hand_is_played_to_its_end_in_a_pty():
     main, child = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "120", "TERM": "dumb"}
     process = subprocess.Popen(
-        [sys.executable, "-c", "from laizi.cli import main; main()", "play", "--seed", "4",
-         "--hands", "1", "--lang", "en"],
-        stdin=child, stdout=child, stderr=child, env=env, cwd=ROOT,
+        [
+            sys.executable,
+            "-c",
+            "from laizi.cli import main; main()",
+            "play",
+            "--seed",
+            "4",
+            "--hands",
+            "1",
+            "--lang",
+            "en",
+        ],
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env=env,
+        cwd=ROOT,
     )
     os.close(child)
     transcript = ""
@@ -70,8 +84,12 @@ def test_a_hand_is_played_to_its_end_in_a_pty():
 
 def test_actions_get_keys_discards_by_their_place_in_the_hand():
     hand = [0, 4, 33]
-    legal = [Action(0, "discard", 0), Action(0, "discard", 33), Action(0, "lay_out", 33),
-             Action(0, "win")]
+    legal = [
+        Action(0, "discard", 0),
+        Action(0, "discard", 33),
+        Action(0, "lay_out", 33),
+        Action(0, "win"),
+    ]
     keys = action_keys(legal, hand)
     assert keys == {"a": legal[0], "c": legal[1], "1": legal[2], "2": legal[3]}
 
@@ -88,7 +106,7 @@ def test_a_baishan_hand_at_the_table_ends_with_the_settlement():
     read_to = [0]
 
     def first_key() -> str:
-        text = buffer.getvalue()[read_to[0]:]
+        text = buffer.getvalue()[read_to[0] :]
         read_to[0] = len(buffer.getvalue())
         keys = KEY.findall(text.rsplit("your hand", 1)[-1])
         return keys[0] if keys else "n"

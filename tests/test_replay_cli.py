@@ -100,9 +100,18 @@ def test_unreadable_json_exits_1():
 
 def test_messages_come_in_chinese_too():
     env_run = subprocess.run(
-        [sys.executable, "-c", "from laizi.cli import main; main()", "replay",
-         str(EXAMPLES / "illegal_chow.json"), "--lang", "zh"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-c",
+            "from laizi.cli import main; main()",
+            "replay",
+            str(EXAMPLES / "illegal_chow.json"),
+            "--lang",
+            "zh",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT / "src")},
     )
     assert env_run.returncode == 3

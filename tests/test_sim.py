@@ -18,7 +18,11 @@ def laizi(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "200"}
     return subprocess.run(
         [sys.executable, "-c", "from laizi.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=300, env=env, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=ROOT,
     )
 
 
@@ -48,8 +52,18 @@ def test_the_interval_is_the_normal_one_over_walls():
 
 def test_arena_smoke_greedy_beats_random():
     """CI's short arena run: the long runs are benchmarks/bench_arena.py."""
-    result = laizi("arena", "greedy", "random", "--rules", "wuhan-hongzhong-kaikou",
-                   "--hands", "6", "--seed", "5", "--json")
+    result = laizi(
+        "arena",
+        "greedy",
+        "random",
+        "--rules",
+        "wuhan-hongzhong-kaikou",
+        "--hands",
+        "6",
+        "--seed",
+        "5",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.splitlines()[-1])
     for key in ("hands", "diff_mean", "diff_ci95", "hands_per_s"):
@@ -58,8 +72,9 @@ def test_arena_smoke_greedy_beats_random():
 
 
 def test_arena_readable_output_names_the_rates():
-    result = laizi("arena", "greedy", "random", "--rules", "baishan", "--hands", "1", "--lang",
-                   "en")
+    result = laizi(
+        "arena", "greedy", "random", "--rules", "baishan", "--hands", "1", "--lang", "en"
+    )
     assert result.returncode == 0, result.stderr
     for word in ("win rate", "deal-in rate", "big wins", "95% interval", "hands/s"):
         assert word in result.stdout
@@ -74,8 +89,18 @@ def test_arena_bad_bot_or_preset_exits_1():
 
 
 def test_simulate_json_has_a_row_per_seat():
-    result = laizi("simulate", "--bots", "strong,greedy,random,random", "--rules",
-                   "wuhan-qipi-koukou", "--hands", "4", "--json", "--workers", "2")
+    result = laizi(
+        "simulate",
+        "--bots",
+        "strong,greedy,random,random",
+        "--rules",
+        "wuhan-qipi-koukou",
+        "--hands",
+        "4",
+        "--json",
+        "--workers",
+        "2",
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.splitlines()[-1])
     assert [s["bot"] for s in report["seats"]] == ["strong", "greedy", "random", "random"]

@@ -70,8 +70,9 @@ def test_verify_rejects_changed_payments(record):
     last = len(events) - 1
 
     def richer(e):
-        e["payments"] = [p + (1 if s == 0 else 0) - (1 if s == 1 else 0)
-                         for s, p in enumerate(e["payments"])]
+        e["payments"] = [
+            p + (1 if s == 0 else 0) - (1 if s == 1 else 0) for s, p in enumerate(e["payments"])
+        ]
 
     verdict = verify(parse_record(tampered(record, last, richer)))
     assert not verdict.ok and verdict.index == last
@@ -149,8 +150,14 @@ def test_the_wall_comes_from_the_seed_and_every_contribution_in_seat_order(chain
     assert events[-1]["seed"] == SEED
     seed = bytes.fromhex(SEED)
     expected = hashlib.sha256(
-        b"laizi deal v1" + seed + b"\x00" + b"\x01" + bytes.fromhex(MINE) + b"\x00"
-        + b"\x01" + bytes.fromhex(THEIRS)
+        b"laizi deal v1"
+        + seed
+        + b"\x00"
+        + b"\x01"
+        + bytes.fromhex(MINE)
+        + b"\x00"
+        + b"\x01"
+        + bytes.fromhex(THEIRS)
     ).digest()
     parts = [None, bytes.fromhex(MINE), None, bytes.fromhex(THEIRS)]
     assert combined_seed(seed, parts) == expected

@@ -163,9 +163,7 @@ def test_reload_mid_hand_resumes_the_same_seat_and_hand(server, browser):
         page.click("button.act-pass")
     page.wait_for_selector("button[data-discard]")
     hand_before = page.get_attribute(".my-hand", "data-hand")
-    rivers_before = [
-        page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)
-    ]
+    rivers_before = [page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)]
     page.reload()
     page.wait_for_selector("button[data-discard]")
     assert page.url.endswith(f"/r/{code}")
@@ -181,7 +179,10 @@ def test_reload_mid_hand_resumes_the_same_seat_and_hand(server, browser):
 
 def test_phone_portrait(server, browser):
     page, errors = new_page(
-        browser, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+        browser,
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
         has_touch=True,
     )
     create_room(page, server.http, name="Phone", hands="1")
@@ -210,8 +211,10 @@ def test_replay_viewer_steps_forward_and_back_with_every_hand_open(server, brows
     events = record_of(server, code, 0)
     deal = events[1]
     hands = [page.locator(f".seat[data-seat='{s}'] .open-hand .tile").count() for s in range(4)]
-    assert hands == [len(h.replace("m", "").replace("p", "").replace("s", "").replace("z", ""))
-                     for h in deal["hands"]]
+    assert hands == [
+        len(h.replace("m", "").replace("p", "").replace("s", "").replace("z", ""))
+        for h in deal["hands"]
+    ]
     assert page.locator("[data-step=prev]").is_disabled()
     page.click("[data-step=next]")
     page.click("[data-step=next]")
@@ -313,8 +316,12 @@ def test_a_baishan_hand_by_clicking_to_its_settlement(server, browser):
     assert page.locator("#rules-min_points").count() == 0  # only Baishan's own settings
     assert page.input_value("#rules-cap") == "64"
     page.fill("#player-name", "Fei")
-    for key, value in {"bot_delay_ms": "5", "between_hands_ms": "5", "action_seconds": "600",
-                       "hands": "1"}.items():
+    for key, value in {
+        "bot_delay_ms": "5",
+        "between_hands_ms": "5",
+        "action_seconds": "600",
+        "hands": "1",
+    }.items():
         page.fill(f"#table-{key}", value)
     page.click("#create-room")
     page.wait_for_selector(".board")
@@ -334,8 +341,9 @@ def test_a_baishan_hand_by_clicking_to_its_settlement(server, browser):
 
 
 def test_join_by_link_and_by_code_then_the_match_starts(server, browser):
-    room = server.create_room(players=2, hands=1, bot_delay_ms=5, between_hands_ms=5,
-                              action_seconds=600)
+    room = server.create_room(
+        players=2, hands=1, bot_delay_ms=5, between_hands_ms=5, action_seconds=600
+    )
     first, errors1 = new_page(browser)
     first.goto(server.http + "/")
     first.wait_for_selector("#join-code")
@@ -390,6 +398,7 @@ def test_a_dropped_connection_reconnects_and_catches_up(server, browser):
     if page.locator(".settlement.open").count():
         assert errors == []
         return  # the bots finished the hand meanwhile: caught up to its settlement
+
     def table() -> tuple[str | None, list[int]]:
         rivers = [page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)]
         return page.get_attribute(".my-hand", "data-hand"), rivers

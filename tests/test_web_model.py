@@ -42,8 +42,10 @@ def projection(v: dict[str, Any]) -> dict[str, Any]:
         "indicator": v["indicator"],
         "players": [
             {
-                **{k: p[k] for k in ("hand_size", "melds", "laid_out", "discards", "claimed",
-                                     "openings")},
+                **{
+                    k: p[k]
+                    for k in ("hand_size", "melds", "laid_out", "discards", "claimed", "openings")
+                },
                 # a game without multipliers (Baishan) has none in the view and none in the model
                 "multiplier": p.get("multiplier"),
             }
@@ -171,8 +173,12 @@ def test_the_client_keeps_the_multipliers_it_was_sent_and_computes_none(page):
     odd = {"total": 3, "factors": [{"name": "dealer", "factor": 3, "count": 1}]}
     one = {"total": 1, "factors": []}
     sent = [odd, one, one, {"total": 0.5, "factors": []}]
-    later = [one, {"total": 1024, "factors": [{"name": "opened", "factor": 1024, "count": 10}]},
-             one, one]
+    later = [
+        one,
+        {"total": 1024, "factors": [{"name": "opened", "factor": 1024, "count": 10}]},
+        one,
+        one,
+    ]
     tile = format_tile(state.players[1].concealed()[0])
     events = [
         start,

@@ -52,8 +52,15 @@ def settled(name: str) -> dict[str, Any]:
     settlement = score(situation_from_json(json.loads((EXAMPLES / f"{name}.json").read_text())))
     data = json.loads(json.dumps(settlement.to_json()))
     winner = next(i for i, raw in enumerate(data["raw"]) if raw is None)
-    return {"type": "end", "reason": "win", "winner": winner, "payments": data["payments"],
-            "settlement": data, "hands": [], "seed": None}
+    return {
+        "type": "end",
+        "reason": "win",
+        "winner": winner,
+        "payments": data["payments"],
+        "settlement": data,
+        "hands": [],
+        "seed": None,
+    }
 
 
 def cells(page: Page, seat: int) -> list[str]:

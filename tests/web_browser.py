@@ -47,11 +47,13 @@ def new_page(browser: Browser, **options: Any) -> tuple[Page, list[str]]:
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
     page.on(
         "console",
-        lambda m: errors.append(m.text)
-        # an HTTP error status the page handles (401 for a guest, 400 for a refused form) is
-        # logged by the browser as "Failed to load resource"; anything else is a client bug
-        if m.type == "error" and not m.text.startswith("Failed to load resource")
-        else None,
+        lambda m: (
+            errors.append(m.text)
+            # an HTTP error status the page handles (401 for a guest, 400 for a refused form) is
+            # logged by the browser as "Failed to load resource"; anything else is a client bug
+            if m.type == "error" and not m.text.startswith("Failed to load resource")
+            else None
+        ),
     )
     page.set_default_timeout(20_000)
     return page, errors

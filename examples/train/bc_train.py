@@ -73,7 +73,13 @@ def agreement(policy: Policy, x: np.ndarray, mask: np.ndarray, y: np.ndarray) ->
 
 
 def train(
-    x: np.ndarray, mask: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, hidden: int,
+    x: np.ndarray,
+    mask: np.ndarray,
+    y: np.ndarray,
+    *,
+    epochs: int,
+    seed: int,
+    hidden: int,
     held_out: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> Policy:
     """Masked softmax cross-entropy, Adam, minibatches of 256."""
@@ -115,9 +121,12 @@ def train(
                 mhat = m[i] / (1 - beta1**step)
                 vhat = v[i] / (1 - beta2**step)
                 params[i] -= (lr * mhat / (np.sqrt(vhat) + eps)).astype(np.float32)
-        print(f"epoch {epoch + 1}: loss {total / len(x):.3f}, agreement with strong "
-              f"{agreement(policy, x, mask, y):.1%} (training), "
-              f"{agreement(policy, *held_out):.1%} (held-out hands)", file=sys.stderr)
+        print(
+            f"epoch {epoch + 1}: loss {total / len(x):.3f}, agreement with strong "
+            f"{agreement(policy, x, mask, y):.1%} (training), "
+            f"{agreement(policy, *held_out):.1%} (held-out hands)",
+            file=sys.stderr,
+        )
     return policy
 
 
@@ -137,13 +146,23 @@ def main() -> None:
     started = time.perf_counter()
     obs, mask, labels = collect(args.rules, args.hands, args.seed)
     collected = time.perf_counter()
-    print(f"{len(labels)} decisions from {args.hands} strong self-play hands "
-          f"({collected - started:.0f} s)", file=sys.stderr)
+    print(
+        f"{len(labels)} decisions from {args.hands} strong self-play hands "
+        f"({collected - started:.0f} s)",
+        file=sys.stderr,
+    )
     x = features(obs)
     cut = int(len(labels) * 0.9)  # the last tenth of the hands is held out
     held_out = (x[cut:], mask[cut:], labels[cut:])
-    policy = train(x[:cut], mask[:cut], labels[:cut], epochs=args.epochs, seed=args.seed,
-                   hidden=args.hidden, held_out=held_out)
+    policy = train(
+        x[:cut],
+        mask[:cut],
+        labels[:cut],
+        epochs=args.epochs,
+        seed=args.seed,
+        hidden=args.hidden,
+        held_out=held_out,
+    )
     policy.save(args.out)
     os.environ["LAIZI_BC_WEIGHTS"] = str(args.out)  # the bot the arena loads plays these
     trained = time.perf_counter()

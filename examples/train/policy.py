@@ -59,8 +59,9 @@ class Policy:
         return np.where(mask > 0, logits, -np.inf).argmax(axis=-1)
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(path, mean=self.mean, std=self.std, w1=self.w1, b1=self.b1,
-                            w2=self.w2, b2=self.b2)
+        np.savez_compressed(
+            path, mean=self.mean, std=self.std, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2
+        )
 
     @classmethod
     def load(cls, path: Path | None = None) -> Policy:

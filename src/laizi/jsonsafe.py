@@ -123,4 +123,3 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
         except UnicodeEncodeError:
             raise JSONInputError("a string holds a lone surrogate (\\ud800–\\udfff)") from None
     return value
-

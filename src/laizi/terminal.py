@@ -33,13 +33,24 @@ from laizi.tiles import format_tile, parse_tile, parse_tiles
 __all__ = ["TerminalTable", "action_keys"]
 
 ACTION_NAMES = {
-    "discard": ("打", "discard"), "chow": ("吃", "chow"), "pung": ("碰", "pung"),
-    "kong": ("冲杠", "kong"), "concealed_kong": ("暗杠", "concealed kong"),
-    "added_kong": ("蓄杠", "added kong"), "lay_out": ("亮", "lay out"), "win": ("胡", "win"),
-    "pass": ("过", "pass"), "declare_ready": ("报听", "declare ready"),
+    "discard": ("打", "discard"),
+    "chow": ("吃", "chow"),
+    "pung": ("碰", "pung"),
+    "kong": ("冲杠", "kong"),
+    "concealed_kong": ("暗杠", "concealed kong"),
+    "added_kong": ("蓄杠", "added kong"),
+    "lay_out": ("亮", "lay out"),
+    "win": ("胡", "win"),
+    "pass": ("过", "pass"),
+    "declare_ready": ("报听", "declare ready"),
 }
-MELD_NAMES = {"chow": ("吃", "chow"), "pung": ("碰", "pung"), "exposed_kong": ("冲杠", "kong"),
-              "added_kong": ("蓄杠", "added kong"), "concealed_kong": ("暗杠", "concealed kong")}
+MELD_NAMES = {
+    "chow": ("吃", "chow"),
+    "pung": ("碰", "pung"),
+    "exposed_kong": ("冲杠", "kong"),
+    "added_kong": ("蓄杠", "added kong"),
+    "concealed_kong": ("暗杠", "concealed kong"),
+}
 OTHER_KEYS = string.digits[1:] + string.ascii_uppercase
 
 
@@ -99,8 +110,9 @@ class TerminalTable:
             played += 1
             if hands is not None and played >= hands:
                 break
-            answer = self.ask(pick(self.lang, "[n] 下一局  [q] 退出", "[n] next hand  [q] quit"),
-                              {"n", "q"})
+            answer = self.ask(
+                pick(self.lang, "[n] 下一局  [q] 退出", "[n] next hand  [q] quit"), {"n", "q"}
+            )
             if answer != "n":
                 break
         return list(self.match.totals)
@@ -115,7 +127,8 @@ class TerminalTable:
         number = self.match.hands_played
         bots = {
             s: make_bot(self.bot_name, self.settings, (self.seed or 0) * 10 + number * 4 + s)
-            for s in range(4) if s != self.seat
+            for s in range(4)
+            if s != self.seat
         }
         state, _ = self.match.deal(self._hand_seed())
         self.log = []
@@ -193,9 +206,12 @@ class TerminalTable:
         c.print(f"{self.settings.preset} · {specials}")
         table = Table(show_lines=False)
         headers = (
-            pick(lang, "座位", "seat"), pick(lang, "倍数", "mult."),
-            pick(lang, "副露 / 亮牌", "melds / laid out"), pick(lang, "弃牌", "discards"),
-            pick(lang, "手牌", "hand"), pick(lang, "总分", "score"),
+            pick(lang, "座位", "seat"),
+            pick(lang, "倍数", "mult."),
+            pick(lang, "副露 / 亮牌", "melds / laid out"),
+            pick(lang, "弃牌", "discards"),
+            pick(lang, "手牌", "hand"),
+            pick(lang, "总分", "score"),
         )
         for header in headers:
             table.add_column(header)
@@ -219,18 +235,33 @@ class TerminalTable:
             mult = f"×{multiplier.get('total', 1)}" + (f" ({', '.join(parts)})" if parts else "")
             if "multiplier" not in player:
                 mult = "—"  # Baishan counts fans at the end, not a running multiplier
-            table.add_row(label, mult, melds, self.tiles(player["discards"], seen),
-                          str(player["hand_size"]), str(seen["scores"][s]))
+            table.add_row(
+                label,
+                mult,
+                melds,
+                self.tiles(player["discards"], seen),
+                str(player["hand_size"]),
+                str(seen["scores"][s]),
+            )
         c.print(table)
         for line in self.log[-6:]:
             c.print(f"  {line}")
         own = [format_tile(t) for t in parse_tiles(seen["concealed"])]
-        c.print(pick(lang, "你的手牌：", "your hand: "), self.tiles(own, seen),
-                pick(lang, f"  摸到 {seen['drawn']}", f"  drew {seen['drawn']}")
-                if seen.get("drawn") else "")
+        c.print(
+            pick(lang, "你的手牌：", "your hand: "),
+            self.tiles(own, seen),
+            pick(lang, f"  摸到 {seen['drawn']}", f"  drew {seen['drawn']}")
+            if seen.get("drawn")
+            else "",
+        )
         if "claim" in seen:
-            c.print(pick(lang, f"座位 {seen['claim']['from']} 打出 {seen['claim']['tile']}",
-                         f"seat {seen['claim']['from']} discarded {seen['claim']['tile']}"))
+            c.print(
+                pick(
+                    lang,
+                    f"座位 {seen['claim']['from']} 打出 {seen['claim']['tile']}",
+                    f"seat {seen['claim']['from']} discarded {seen['claim']['tile']}",
+                )
+            )
         choices = Text()
         for key, action in keys.items():
             name = pick(lang, *ACTION_NAMES.get(action.type, (action.type, action.type)))
@@ -247,8 +278,11 @@ class TerminalTable:
             return None
         who = pick(self.lang, f"座位 {event.get('seat')}", f"seat {event.get('seat')}")
         if kind == "draw":
-            return f"{who} " + pick(self.lang, "摸牌", "draws") + (
-                f" {event['tile']}" if "tile" in event else "")
+            return (
+                f"{who} "
+                + pick(self.lang, "摸牌", "draws")
+                + (f" {event['tile']}" if "tile" in event else "")
+            )
         name = pick(self.lang, *ACTION_NAMES.get(kind, MELD_NAMES.get(kind, (kind, kind))))
         tile = event.get("tiles") or event.get("tile") or ""
         return f"{who} {name} {tile}".rstrip()

@@ -96,4 +96,3 @@ class BaishanStrategy(Strategy):
 
 def _paired(counts: list[int]) -> Callable[[int], bool]:
     return lambda tile: counts[tile] >= 2
-

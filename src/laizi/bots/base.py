@@ -77,8 +77,10 @@ def bot_factory(name: str) -> BotFactory:
     if name in BOTS:
         return BOTS[name]
     if ":" not in name:
-        raise BotError(f"unknown bot {name!r}; built in: {', '.join(sorted(BOTS))}, "
-                       "or module:Class for an outside bot")
+        raise BotError(
+            f"unknown bot {name!r}; built in: {', '.join(sorted(BOTS))}, "
+            "or module:Class for an outside bot"
+        )
     module_name, _, attribute = name.partition(":")
     try:
         module = importlib.import_module(module_name)

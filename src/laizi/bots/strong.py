@@ -72,9 +72,7 @@ class StrongBot(GreedyBot):
 
     def plans(self, table: SeatTable) -> list[Plan]:
         if self._plans is None:
-            self._plans = (
-                self.strategy.plans(table) if self.use_plans and table.live > 12 else []
-            )
+            self._plans = self.strategy.plans(table) if self.use_plans and table.live > 12 else []
         return self._plans
 
     # --- wins -------------------------------------------------------------------------------

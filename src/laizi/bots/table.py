@@ -108,8 +108,13 @@ class SeatTable:
             else:
                 self.opponents.append(
                     Opponent(
-                        player["seat"], player["hand_size"], melds, river,
-                        player["openings"], multiplier, ready,
+                        player["seat"],
+                        player["hand_size"],
+                        melds,
+                        river,
+                        player["openings"],
+                        multiplier,
+                        ready,
                     )
                 )
         self.unseen = [max(0, 4 - n) for n in seen]
@@ -117,4 +122,3 @@ class SeatTable:
     @property
     def size(self) -> int:
         return sum(self.counts)
-

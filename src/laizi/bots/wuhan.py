@@ -22,7 +22,6 @@ from laizi.tiles import TWO_FIVE_EIGHT
 __all__ = ["WuhanStrategy"]
 
 
-
 class WuhanStrategy(Strategy):
     """武汉麻将: 红中癞子杠, 红中发财杠, 七皮四赖 in 开口翻 and 口口翻."""
 
@@ -193,8 +192,9 @@ class WuhanStrategy(Strategy):
         for plan in self.plans(table):
             if plan.name.startswith("qingyise"):
                 off = sum(
-                    counts[t] for t in range(34) if counts[t] and t != table.laizi
-                    and not plan.keeps(t)
+                    counts[t]
+                    for t in range(34)
+                    if counts[t] and t != table.laizi and not plan.keeps(t)
                 )
                 return off <= 1
         return False
@@ -206,4 +206,3 @@ def _in_suit(suit: int) -> Callable[[int], bool]:
 
 def _paired(counts: list[int]) -> Callable[[int], bool]:
     return lambda tile: counts[tile] >= 2
-

@@ -22,8 +22,14 @@ from laizi.sim import simulate as run_simulate
 __all__ = ["arena", "simulate"]
 
 BIG_WIN_NAMES = {
-    "pengpenghu": "碰碰胡", "qingyise": "清一色", "fengyise": "风一色", "jiangyise": "将一色",
-    "quanqiuren": "全求人", "haidilao": "海底捞", "gangshanghua": "杠上花", "qiangganghu": "抢杠胡",
+    "pengpenghu": "碰碰胡",
+    "qingyise": "清一色",
+    "fengyise": "风一色",
+    "jiangyise": "将一色",
+    "quanqiuren": "全求人",
+    "haidilao": "海底捞",
+    "gangshanghua": "杠上花",
+    "qiangganghu": "抢杠胡",
 }
 
 
@@ -53,8 +59,11 @@ def arena(
 ) -> None:
     """Duplicate play: every wall four times, A in each seat against three B's."""
     language = lang_or_exit(lang)
-    report = _guarded(lambda: run_arena(a, b, _rules(rules), walls=hands, seed=seed,
-                                        workers=workers, progress=True))
+    report = _guarded(
+        lambda: run_arena(
+            a, b, _rules(rules), walls=hands, seed=seed, workers=workers, progress=True
+        )
+    )
     if as_json:
         typer.echo(dumps(report))
         return
@@ -64,45 +73,66 @@ def arena(
 def _print_arena(report: dict[str, Any], lang: Lang) -> None:
     console = Console()
     low, high = report["diff_ci95"]
-    console.print(pick(
-        lang,
-        f"{report['a']} 对 {report['b']}（{report['rules']}）：{report['hands']} 副牌，"
-        f"共 {report['hands_played']} 局",
-        f"{report['a']} vs {report['b']} ({report['rules']}): {report['hands']} walls, "
-        f"{report['hands_played']} hands",
-    ))
-    console.print(pick(
-        lang,
-        f"每局分差 {report['diff_mean']:+.2f}（95% 区间 {low:+.2f} … {high:+.2f}）",
-        f"points per hand, A minus B: {report['diff_mean']:+.2f} "
-        f"(95% interval {low:+.2f} … {high:+.2f})",
-    ))
-    table = _stats_table(lang, [(f"A {report['a']}", report["a_stats"]),
-                                (f"B {report['b']}", report["b_stats"])])
+    console.print(
+        pick(
+            lang,
+            f"{report['a']} 对 {report['b']}（{report['rules']}）：{report['hands']} 副牌，"
+            f"共 {report['hands_played']} 局",
+            f"{report['a']} vs {report['b']} ({report['rules']}): {report['hands']} walls, "
+            f"{report['hands_played']} hands",
+        )
+    )
+    console.print(
+        pick(
+            lang,
+            f"每局分差 {report['diff_mean']:+.2f}（95% 区间 {low:+.2f} … {high:+.2f}）",
+            f"points per hand, A minus B: {report['diff_mean']:+.2f} "
+            f"(95% interval {low:+.2f} … {high:+.2f})",
+        )
+    )
+    table = _stats_table(
+        lang, [(f"A {report['a']}", report["a_stats"]), (f"B {report['b']}", report["b_stats"])]
+    )
     console.print(table)
-    console.print(pick(
-        lang,
-        f"流局率 {report['drawn_rate']:.1%}；速度 {report['hands_per_s']:.1f} 局/秒",
-        f"drawn hands {report['drawn_rate']:.1%}; {report['hands_per_s']:.1f} hands/s",
-    ))
+    console.print(
+        pick(
+            lang,
+            f"流局率 {report['drawn_rate']:.1%}；速度 {report['hands_per_s']:.1f} 局/秒",
+            f"drawn hands {report['drawn_rate']:.1%}; {report['hands_per_s']:.1f} hands/s",
+        )
+    )
 
 
 def _stats_table(lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> Table:
     table = Table()
-    for header in (pick(lang, "玩家", "player"), pick(lang, "局数", "hands"),
-                   pick(lang, "平均得分", "mean points"), pick(lang, "胡牌率", "win rate"),
-                   pick(lang, "自摸率", "self-draw rate"), pick(lang, "放冲率", "deal-in rate"),
-                   pick(lang, "大胡", "big wins")):
+    for header in (
+        pick(lang, "玩家", "player"),
+        pick(lang, "局数", "hands"),
+        pick(lang, "平均得分", "mean points"),
+        pick(lang, "胡牌率", "win rate"),
+        pick(lang, "自摸率", "self-draw rate"),
+        pick(lang, "放冲率", "deal-in rate"),
+        pick(lang, "大胡", "big wins"),
+    ):
         table.add_column(header)
     for label, stats in rows:
-        bigs = ", ".join(
-            f"{BIG_WIN_NAMES.get(name, name) if lang == 'zh' else name} {n} "
-            f"({stats['big_win_rate'][name]:.2%})"
-            for name, n in stats["big_wins"].items()
-        ) or "—"
-        table.add_row(label, str(stats["hands"]), f"{stats['mean_points']:+.2f}",
-                      f"{stats['win_rate']:.1%}", f"{stats['self_draw_rate']:.1%}",
-                      f"{stats['deal_in_rate']:.1%}", bigs)
+        bigs = (
+            ", ".join(
+                f"{BIG_WIN_NAMES.get(name, name) if lang == 'zh' else name} {n} "
+                f"({stats['big_win_rate'][name]:.2%})"
+                for name, n in stats["big_wins"].items()
+            )
+            or "—"
+        )
+        table.add_row(
+            label,
+            str(stats["hands"]),
+            f"{stats['mean_points']:+.2f}",
+            f"{stats['win_rate']:.1%}",
+            f"{stats['self_draw_rate']:.1%}",
+            f"{stats['deal_in_rate']:.1%}",
+            bigs,
+        )
     return table
 
 
@@ -121,21 +151,25 @@ def simulate(
     names = [name.strip() for name in bots.split(",")]
     if len(names) != 4 or not all(names):
         fail(f"--bots: four comma-separated bot names are needed, got {bots!r}")
-    report = _guarded(lambda: run_simulate(names, _rules(rules), hands=hands, seed=seed,
-                                           workers=workers, progress=True))
+    report = _guarded(
+        lambda: run_simulate(
+            names, _rules(rules), hands=hands, seed=seed, workers=workers, progress=True
+        )
+    )
     if as_json:
         typer.echo(dumps(report))
         return
     console = Console()
-    console.print(pick(language, f"{report['rules']}：{hands} 局",
-                       f"{report['rules']}: {hands} hands"))
-    console.print(_stats_table(
-        language, [(f"{s['seat']} {s['bot']}", s) for s in report["seats"]]
-    ))
-    console.print(pick(
-        language,
-        f"流局 {report['drawn']}（{report['drawn_rate']:.1%}）；"
-        f"速度 {report['hands_per_s']:.1f} 局/秒",
-        f"drawn hands {report['drawn']} ({report['drawn_rate']:.1%}); "
-        f"{report['hands_per_s']:.1f} hands/s",
-    ))
+    console.print(
+        pick(language, f"{report['rules']}：{hands} 局", f"{report['rules']}: {hands} hands")
+    )
+    console.print(_stats_table(language, [(f"{s['seat']} {s['bot']}", s) for s in report["seats"]]))
+    console.print(
+        pick(
+            language,
+            f"流局 {report['drawn']}（{report['drawn_rate']:.1%}）；"
+            f"速度 {report['hands_per_s']:.1f} 局/秒",
+            f"drawn hands {report['drawn']} ({report['drawn_rate']:.1%}); "
+            f"{report['hands_per_s']:.1f} hands/s",
+        )
+    )

@@ -28,7 +28,8 @@ def play(
     seat: int = typer.Option(0, "--seat", min=0, max=3, help="Your seat."),
     bots: str = typer.Option("strong", "--bots", help="The three opponents' bot."),
     seed: int | None = typer.Option(
-        None, "--seed", help="Reproducible walls (for practice); default: fresh random seeds."),
+        None, "--seed", help="Reproducible walls (for practice); default: fresh random seeds."
+    ),
     hands: int | None = typer.Option(None, "--hands", min=1, help="Stop after this many hands."),
     lang: str | None = LangOption,
 ) -> None:
@@ -36,8 +37,15 @@ def play(
     language = lang_or_exit(lang)
     try:
         parsed = load_json_option("--rules", rules)
-        table = TerminalTable(parsed, seat=seat, bots=bots, seed=seed, lang=language,
-                              console=Console(highlight=False), read_line=_read_line)
+        table = TerminalTable(
+            parsed,
+            seat=seat,
+            bots=bots,
+            seed=seed,
+            lang=language,
+            console=Console(highlight=False),
+            read_line=_read_line,
+        )
     except (BotError, SettingsError, ValueError) as error:
         fail(str(error))
     totals = table.run(hands)

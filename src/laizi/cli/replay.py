@@ -47,8 +47,13 @@ def replay(
     except ScriptUnfinished as error:
         _print(error.result.events if error.result else [])
         who = "、".join(f"座位 {s}" for s in error.seats)
-        fail(pick(language, f"脚本用完了，这一局还没结束：该{who}行动（{error.phase}）",
-                  f"script unfinished: {error}"))
+        fail(
+            pick(
+                language,
+                f"脚本用完了，这一局还没结束：该{who}行动（{error.phase}）",
+                f"script unfinished: {error}",
+            )
+        )
     except (ValueError, TypeError, KeyError, IndexError) as error:  # never a traceback
         fail(f"{pick(language, '输入有误', 'bad input')}: {type(error).__name__}: {error}")
     _print(result.events)
@@ -61,8 +66,10 @@ def _illegal_text(error: ScriptIllegal, language: str) -> str:
     if error.result is not None:
         reason = why_illegal(error.result.state, error.action, "zh")
     legal = "、".join(a.notation() for a in error.legal) or "无"
-    return f"非法动作：第 {error.index} 个动作（{error.action.notation()}）不合法：{reason}；" \
+    return (
+        f"非法动作：第 {error.index} 个动作（{error.action.notation()}）不合法：{reason}；"
         f"合法的动作：{legal}"
+    )
 
 
 def _print(events: list[dict]) -> None:

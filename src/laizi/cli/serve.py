@@ -120,8 +120,11 @@ def _proxies(text: str) -> list[str]:
     for item in text.split(","):
         item = item.strip()
         try:
-            out.append(str(ipaddress.ip_network(item, strict=False)) if "/" in item else
-                       str(ipaddress.ip_address(item)))
+            out.append(
+                str(ipaddress.ip_network(item, strict=False))
+                if "/" in item
+                else str(ipaddress.ip_address(item))
+            )
         except ValueError:
             fail(f"--proxy-headers: {item!r} is not an IP address or network", code=2)
     return out

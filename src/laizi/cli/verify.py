@@ -55,8 +55,11 @@ def verify_command(
         )
     elif verdict.ok:
         typer.echo(
-            pick(language, f"通过：{verdict.hands} 局核对无误（{verdict.message}）",
-                 f"ok: {verdict.hands} hand(s) verified ({verdict.message})")
+            pick(
+                language,
+                f"通过：{verdict.hands} 局核对无误（{verdict.message}）",
+                f"ok: {verdict.hands} hand(s) verified ({verdict.message})",
+            )
         )
     else:
         typer.echo(pick(language, f"不通过：{verdict.message}", f"FAILED: {verdict.message}"))

@@ -97,9 +97,9 @@ class Action:
         if self.tile is not None:
             text += f" {format_tile(self.tile)}"
         if self.tiles is not None:
-            text += " " + "".join(format_tile(t)[0] for t in self.tiles) + format_tile(
-                self.tiles[0]
-            )[1]
+            text += (
+                " " + "".join(format_tile(t)[0] for t in self.tiles) + format_tile(self.tiles[0])[1]
+            )
         return text
 
     def __repr__(self) -> str:
@@ -110,9 +110,9 @@ class Action:
         if self.tile is not None:
             obj["tile"] = format_tile(self.tile)
         if self.tiles is not None:
-            obj["tiles"] = "".join(format_tile(t)[0] for t in self.tiles) + format_tile(
-                self.tiles[0]
-            )[1]
+            obj["tiles"] = (
+                "".join(format_tile(t)[0] for t in self.tiles) + format_tile(self.tiles[0])[1]
+            )
         return obj
 
     @classmethod
@@ -139,7 +139,7 @@ class Action:
         if kind == CHOW:
             text = obj.get("tiles")
             if not isinstance(text, str):
-                raise ActionError("tiles", "a chow needs its whole sequence, e.g. \"345m\"")
+                raise ActionError("tiles", 'a chow needs its whole sequence, e.g. "345m"')
             try:
                 parsed = sorted(parse_tiles(text))
             except TileParseError as error:

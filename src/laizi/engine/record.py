@@ -192,16 +192,19 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
     index = len(produced)
     while not state.over:
         if index >= len(events):
-            raise RecordError(index, f"the record ends before the hand does (seats to act: "
-                              f"{state.to_act()})")
+            raise RecordError(
+                index, f"the record ends before the hand does (seats to act: {state.to_act()})"
+            )
         event = events[index]
         try:
             action = action_of(event)
         except ActionError as error:
             raise RecordError(index, f"unreadable decision: {error}") from None
         if action is None:
-            raise RecordError(index, f"expected a decision of seat(s) {state.to_act()}, "
-                              f"found {event.get('type')!r}")
+            raise RecordError(
+                index,
+                f"expected a decision of seat(s) {state.to_act()}, found {event.get('type')!r}",
+            )
         try:
             new = apply(state, action)
         except IllegalAction as error:

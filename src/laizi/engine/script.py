@@ -68,8 +68,9 @@ class ScriptUnfinished(ValueError):
         self.phase = phase
         self.result = result
         who = " or ".join(f"seat {s}" for s in seats)
-        super().__init__(f"actions: the script ends before the hand does: {who} was to act "
-                         f"({phase})")
+        super().__init__(
+            f"actions: the script ends before the hand does: {who} was to act ({phase})"
+        )
 
 
 def _tiles(obj: dict[str, Any], key: str) -> list[int]:
@@ -122,7 +123,7 @@ def _setup(obj: Any) -> tuple[HandState, list[dict[str, Any]], list[Any]]:
     if ruleset.uses_indicator:
         text = obj.get("indicator")
         if not isinstance(text, str):
-            raise ScriptError("indicator", "missing: one tile, e.g. \"5m\"")
+            raise ScriptError("indicator", 'missing: one tile, e.g. "5m"')
         try:
             indicator = [parse_tile(text)]
         except TileParseError as error:
@@ -156,8 +157,9 @@ def run_script(obj: Any) -> ScriptResult:
         try:
             actions.append(Action.from_json(item))
         except ActionError as error:
-            raise ScriptError(f"actions[{index}].{error.field}", str(error).split(": ", 1)[1]) \
-                from None
+            raise ScriptError(
+                f"actions[{index}].{error.field}", str(error).split(": ", 1)[1]
+            ) from None
     index = 0
     while not state.over:
         window = state.phase in (CLAIM, ROB)

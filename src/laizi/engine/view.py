@@ -82,9 +82,7 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
     if seat is not None:
         own = state.players[seat]
         out["concealed"] = format_tiles(own.concealed())
-        out["drawn"] = (
-            TILE[state.drawn] if state.drawn is not None and state.turn == seat else None
-        )
+        out["drawn"] = TILE[state.drawn] if state.drawn is not None and state.turn == seat else None
         out["legal"] = [a.to_json() for a in legal_actions(state, seat)]
     if state.phase == OVER and state.result is not None:
         result = state.result

@@ -36,7 +36,11 @@ class BatchEnv:
     """``n`` tables of the same rules.  Table *i*'s hands come from seed ``seed × n + i``."""
 
     def __init__(
-        self, n: int, rules: Any = "wuhan-hongzhong-kaikou", *, seed: int = 0,
+        self,
+        n: int,
+        rules: Any = "wuhan-hongzhong-kaikou",
+        *,
+        seed: int = 0,
         reward_scale: float = 1.0,
     ) -> None:
         if n < 1:

@@ -144,9 +144,7 @@ class LaiziGymEnv(gymnasium.Env):
                 raise ValueError(f"opponent {opponent!r} chose an illegal action: {action}")
             table.step(seat, index)
 
-    def step(
-        self, action: Any
-    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         if self._over():
             raise RuntimeError("the hand is over: call reset()")
         index = int(action)

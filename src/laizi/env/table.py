@@ -266,7 +266,6 @@ class EnvTable:
             else:
                 self._mult_log[seat] = self._seat_multiplier(seat)
 
-
     @staticmethod
     def _per_seat_multipliers(state: HandState) -> Any:
         """The ruleset, if it gives a multiplier seat by seat (one seat's melds change at a

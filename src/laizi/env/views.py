@@ -102,9 +102,7 @@ def encode_view(
     return obs
 
 
-def mask_from_view(
-    view: Mapping[str, Any], legal: Iterable[Action] | None = None
-) -> np.ndarray:
+def mask_from_view(view: Mapping[str, Any], legal: Iterable[Action] | None = None) -> np.ndarray:
     """The ``(177,)`` int8 action mask: of ``legal`` when given, else of the view's ``legal``."""
     claim = view.get("claim")
     claim_tile = parse_tile(claim["tile"]) if claim is not None else None

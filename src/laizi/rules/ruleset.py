@@ -307,8 +307,9 @@ class Ruleset(ABC):
             if s == seat and how == "self_draw":
                 concealed.remove(tile)
             players.append(
-                PlayerHand(tuple(concealed), tuple(p.melds), tuple(p.laid_out), None,
-                           p.declared_ready)
+                PlayerHand(
+                    tuple(concealed), tuple(p.melds), tuple(p.laid_out), None, p.declared_ready
+                )
             )
         return tuple(players)
 

@@ -312,6 +312,8 @@ _PRESET_SHAPES = {
     "wuhan-qipi-kaikou": ("qipi_silai", "kaikou"),
     "wuhan-qipi-koukou": ("qipi_silai", "koukou"),
 }
+
+
 def _baishan() -> Settings:
     """白山麻将 (Part B): the cap 2^6 units, escape 64 units, one winner from the discarder.
 

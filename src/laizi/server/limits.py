@@ -251,12 +251,20 @@ EXPENSIVE = (b'"resync"', b'"join"')
 class MessageGate:
     """One connection's message limits: bytes per message and a token bucket of messages."""
 
-    __slots__ = ("burst", "clock", "limit", "max_bytes", "rate", "refused", "since", "stamp",
-                 "streak", "tokens")
+    __slots__ = (
+        "burst",
+        "clock",
+        "limit",
+        "max_bytes",
+        "rate",
+        "refused",
+        "since",
+        "stamp",
+        "streak",
+        "tokens",
+    )
 
-    def __init__(
-        self, limits: ServerLimits, clock: Callable[[], float] = time.monotonic
-    ) -> None:
+    def __init__(self, limits: ServerLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.max_bytes = limits.message_bytes
         self.rate = limits.message_rate
         self.burst = limits.message_burst
@@ -505,4 +513,3 @@ class LobbyCache:
             if len(self.pages) < 256:
                 self.pages[key] = found
         return found
-

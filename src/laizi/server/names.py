@@ -44,8 +44,9 @@ MAX_NAME = 32
 MAX_MARKS = 2
 """Combining marks on one letter, at most (a tower of accents covers the names around it)."""
 
-_CJK = frozenset({"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HANGUL", "BOPOMOFO",
-                  "IDEOGRAPHIC"})
+_CJK = frozenset(
+    {"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HANGUL", "BOPOMOFO", "IDEOGRAPHIC"}
+)
 _INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 """Hangul fillers: letters by category, blank on screen."""
 _PUNCTUATION = frozenset(" _-.")

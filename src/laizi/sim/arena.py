@@ -51,8 +51,11 @@ def _play_walls(job: _Job) -> tuple[list[Fraction], SeatStats, SeatStats, int, i
         diff = Fraction(0)
         for a_seat in range(4):
             bots = [
-                make_bot(job.a if s == a_seat else job.b, settings,
-                         derive_seed(job.seed, index, a_seat, s))
+                make_bot(
+                    job.a if s == a_seat else job.b,
+                    settings,
+                    derive_seed(job.seed, index, a_seat, s),
+                )
                 for s in range(4)
             ]
             out = play_hand(ruleset, bots, dealer, seed)
@@ -62,8 +65,13 @@ def _play_walls(job: _Job) -> tuple[list[Fraction], SeatStats, SeatStats, int, i
             for s in range(4):
                 stats = a_stats if s == a_seat else b_stats
                 won = out.winner == s
-                stats.add(out.payments[s], won, won and out.how == "self_draw",
-                          out.dealt_in == s, out.wins if won else ())
+                stats.add(
+                    out.payments[s],
+                    won,
+                    won and out.how == "self_draw",
+                    out.dealt_in == s,
+                    out.wins if won else (),
+                )
                 if s != a_seat:
                     b_sum += out.payments[s]
             diff += out.payments[a_seat] - b_sum / 3
@@ -94,8 +102,9 @@ def arena(
     a_stats, b_stats = SeatStats(), SeatStats()
     drawn = decisions = 0
     label = f"{a} vs {b}" if progress else None
-    for part in run_jobs(_play_walls, jobs, workers=workers, progress=label,
-                         units=lambda job: len(job.walls)):
+    for part in run_jobs(
+        _play_walls, jobs, workers=workers, progress=label, units=lambda job: len(job.walls)
+    ):
         diffs += part[0]
         a_stats.merge(part[1])
         b_stats.merge(part[2])

@@ -41,14 +41,21 @@ def _play(job: _Job) -> tuple[list[SeatStats], int]:
     stats = [SeatStats() for _ in range(4)]
     drawn = 0
     for index in job.hands:
-        bots = [make_bot(name, settings, derive_seed(job.seed, index, s))
-                for s, name in enumerate(job.bots)]
+        bots = [
+            make_bot(name, settings, derive_seed(job.seed, index, s))
+            for s, name in enumerate(job.bots)
+        ]
         out = play_hand(ruleset, bots, index % 4, wall_seed(job.seed, index))
         drawn += out.winner is None
         for s in range(4):
             won = out.winner == s
-            stats[s].add(out.payments[s], won, won and out.how == "self_draw",
-                         out.dealt_in == s, out.wins if won else ())
+            stats[s].add(
+                out.payments[s],
+                won,
+                won and out.how == "self_draw",
+                out.dealt_in == s,
+                out.wins if won else (),
+            )
     return stats, drawn
 
 
@@ -67,14 +74,17 @@ def simulate(
     settings = make_ruleset(rules).settings
     for name in bots:
         make_bot(name, settings, 0)
-    jobs = [_Job(tuple(bots), rules, seed, tuple(range(start, min(start + CHUNK, hands))))
-            for start in range(0, hands, CHUNK)]
+    jobs = [
+        _Job(tuple(bots), rules, seed, tuple(range(start, min(start + CHUNK, hands))))
+        for start in range(0, hands, CHUNK)
+    ]
     started = time.perf_counter()
     totals = [SeatStats() for _ in range(4)]
     drawn = 0
     label = "simulate" if progress else None
-    for stats, n in run_jobs(_play, jobs, workers=workers, progress=label,
-                             units=lambda job: len(job.hands)):
+    for stats, n in run_jobs(
+        _play, jobs, workers=workers, progress=label, units=lambda job: len(job.hands)
+    ):
         for total, part in zip(totals, stats, strict=True):
             total.merge(part)
         drawn += n

@@ -39,8 +39,9 @@ class SeatStats:
     deal_ins: int = 0
     big_wins: dict[str, int] = field(default_factory=dict)
 
-    def add(self, payment: Fraction, won: bool, self_draw: bool, dealt_in: bool,
-            wins: Sequence[str]) -> None:
+    def add(
+        self, payment: Fraction, won: bool, self_draw: bool, dealt_in: bool, wins: Sequence[str]
+    ) -> None:
         self.hands += 1
         self.points += payment
         if won:

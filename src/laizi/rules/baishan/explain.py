@@ -61,19 +61,25 @@ def explain(s: BaishanSettlement, lang: Lang) -> str:
     ]
     tile = format_tile(sit.winning_tile)
     if sit.win == "discard":
-        how = pick(lang, f"{sit.winner}号位胡 {tile}（{sit.from_seat}号位点炮）",
-                   f"Seat {sit.winner} wins on {tile} discarded by seat {sit.from_seat}")
+        how = pick(
+            lang,
+            f"{sit.winner}号位胡 {tile}（{sit.from_seat}号位点炮）",
+            f"Seat {sit.winner} wins on {tile} discarded by seat {sit.from_seat}",
+        )
         if sit.after_kong_discard:
             how += pick(lang, "（杠后点炮）", " (discarded right after a kong)")
     else:
-        how = pick(lang, f"{sit.winner}号位自摸 {tile}",
-                   f"Seat {sit.winner} wins on a self-drawn {tile}")
+        how = pick(
+            lang, f"{sit.winner}号位自摸 {tile}", f"Seat {sit.winner} wins on a self-drawn {tile}"
+        )
         if sit.after_kong:
             how += pick(lang, "（杠后开）", " (on a kong's replacement draw)")
     lines.append(how + pick(lang, f" · 庄家 {sit.dealer}号位", f" · dealer: seat {sit.dealer}"))
     if not s.allowed:
-        lines.append(pick(lang, "不能胡：", "Win refused: ")
-                     + pick(lang, *REASONS[s.reason or "not_complete"]))
+        lines.append(
+            pick(lang, "不能胡：", "Win refused: ")
+            + pick(lang, *REASONS[s.reason or "not_complete"])
+        )
         lines.append(pick(lang, "无人付分", "Nobody pays") + ": 0 0 0 0")
         return "\n".join(lines)
     lines.append(" + ".join(pick(lang, *SHAPE_NAMES[w]) for w in s.wins))
@@ -85,15 +91,23 @@ def explain(s: BaishanSettlement, lang: Lang) -> str:
         raw = s.raw[seat]
         assert raw is not None
         if s.wins == ("shisanyao",):
-            formula = pick(lang, f"十三幺：封顶×2 = {number_text(raw)}",
-                           f"thirteen orphans: twice the cap = {number_text(raw)}")
+            formula = pick(
+                lang,
+                f"十三幺：封顶×2 = {number_text(raw)}",
+                f"thirteen orphans: twice the cap = {number_text(raw)}",
+            )
         else:
             exponent = winner_fans + s.fans[seat].total
-            formula = f"{unit} × 2^({winner_fans}+{s.fans[seat].total}) = {unit} × " \
-                f"{2 ** exponent} = {number_text(raw)}"
+            formula = (
+                f"{unit} × 2^({winner_fans}+{s.fans[seat].total}) = {unit} × "
+                f"{2**exponent} = {number_text(raw)}"
+            )
             if s.caps[seat] == "cap":
-                formula += pick(lang, f" → 封顶 {number_text(settings.cap * base)}",
-                                f" → cap {number_text(settings.cap * base)}")
+                formula += pick(
+                    lang,
+                    f" → 封顶 {number_text(settings.cap * base)}",
+                    f" → cap {number_text(settings.cap * base)}",
+                )
         lines.append(
             pick(lang, f"{seat}号位 输方：", f"seat {seat} loses: ")
             + _fans(s.fans[seat], lang)
@@ -110,8 +124,11 @@ def explain(s: BaishanSettlement, lang: Lang) -> str:
     )
     for seat, meld, pays in s.kongs:
         lines.append(
-            pick(lang, f"{seat}号位 {KONG_NAMES[meld.kind][0]} {format_tile(meld.tiles[0])}：",
-                 f"seat {seat} {KONG_NAMES[meld.kind][1]} of {format_tile(meld.tiles[0])}: ")
+            pick(
+                lang,
+                f"{seat}号位 {KONG_NAMES[meld.kind][0]} {format_tile(meld.tiles[0])}：",
+                f"seat {seat} {KONG_NAMES[meld.kind][1]} of {format_tile(meld.tiles[0])}: ",
+            )
             + "  ".join(f"{x}: {_signed(p)}" for x, p in enumerate(pays))
         )
     if s.kongs:

@@ -180,8 +180,17 @@ def score(situation: WinSituation) -> BaishanSettlement:
     if not verdict.allowed:
         zero = (_ZERO,) * 4
         return BaishanSettlement(
-            situation, False, verdict.reason, (), (Fans(0, ()),) * 4, (None,) * 4,
-            (None,) * 4, zero, tuple(kong_total), kongs, zero,
+            situation,
+            False,
+            verdict.reason,
+            (),
+            (Fans(0, ()),) * 4,
+            (None,) * 4,
+            (None,) * 4,
+            zero,
+            tuple(kong_total),
+            kongs,
+            zero,
         )
     settled = [_settle(situation, concealed, r, kongs, kong_total) for r in verdict.readings]
     return max(settled, key=lambda s: (s.win_payments[situation.winner], s.wins))
@@ -217,8 +226,9 @@ def _settle(
     fans = []
     for seat in range(4):
         if seat == winner:
-            fans.append(Fans.of(_winner_fans(situation, concealed, reading, all_closed,
-                                             others_closed)))
+            fans.append(
+                Fans.of(_winner_fans(situation, concealed, reading, all_closed, others_closed))
+            )
         else:
             fans.append(Fans.of(_loser_fans(situation, seat, others_closed)))
     raw: list[Fraction | None] = [None] * 4
@@ -237,8 +247,17 @@ def _settle(
         win_payments[winner] += amount
     payments = tuple(w + k for w, k in zip(win_payments, kong_total, strict=True))
     return BaishanSettlement(
-        situation, True, None, (reading.shape,), tuple(fans), tuple(raw), tuple(caps),
-        tuple(win_payments), tuple(kong_total), kongs, payments,
+        situation,
+        True,
+        None,
+        (reading.shape,),
+        tuple(fans),
+        tuple(raw),
+        tuple(caps),
+        tuple(win_payments),
+        tuple(kong_total),
+        kongs,
+        payments,
     )
 
 

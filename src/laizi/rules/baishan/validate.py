@@ -62,8 +62,10 @@ def check_situation(s: WinSituation) -> None:
             )
     if s.after_kong and not any(m.is_kong for m in s.players[winner].melds):
         raise InputError("after_kong", "the winner made no kong to draw a replacement for")
-    if s.after_kong_discard and s.from_seat is not None and not any(
-        m.is_kong for m in s.players[s.from_seat].melds
+    if (
+        s.after_kong_discard
+        and s.from_seat is not None
+        and not any(m.is_kong for m in s.players[s.from_seat].melds)
     ):
         raise InputError("after_kong_discard", f"seat {s.from_seat} made no kong")
 
@@ -77,4 +79,3 @@ def _check_player(s: WinSituation, seat: int, player: PlayerHand) -> None:
     for index, meld in enumerate(player.melds):
         Ruleset.check_meld_source(seat, meld, f"{field}.melds[{index}].from")
     check_hand_size(seat, player, s.winner, field)
-

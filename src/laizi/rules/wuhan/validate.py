@@ -49,7 +49,7 @@ def check_situation(s: WinSituation) -> None:
             "after_kong_discard", "is a Baishan field (杠后点炮); Wuhan has no such rule"
         )
     if s.indicator is None:
-        raise InputError("indicator", "missing: the turned-up tile, e.g. \"5m\"")
+        raise InputError("indicator", 'missing: the turned-up tile, e.g. "5m"')
     if not 0 <= s.indicator < KINDS:
         raise InputError("indicator", f"not a tile id: {s.indicator!r}")
     if not 0 <= s.winning_tile < KINDS:
