@@ -96,6 +96,7 @@ class EnvTable:
     """A hand in play with its encoding.  ``deal`` starts a hand; ``step`` plays an index."""
 
     __slots__ = (
+        "_final_log",
         "_hidden_n",
         "_legal_key",
         "_legal_map",
@@ -121,6 +122,8 @@ class EnvTable:
         self._hidden_n = [0, 0, 0, 0]
         self._meld_sig = [(0, 0)] * 4
         self._mult_log = [0.0, 0.0, 0.0, 0.0]
+        self._final_log: list[float] | None = None
+        """The multipliers of the hand's end, made once when first observed."""
         self._mult_rules: Any = None
         self._mult_cache: dict[Any, float] = {}
         self._legal_key: tuple[int, int] | None = None
@@ -150,6 +153,7 @@ class EnvTable:
         for t, laid in enumerate(state.special_mask):
             if laid:
                 views[:, 19, t] = 1
+        self._final_log = None
         self._mult_rules = self._per_seat_multipliers(state)
         if self._mult_rules is None:
             self._mult_log = self._all_multipliers()
@@ -323,7 +327,12 @@ class EnvTable:
         if phase in _WINDOW_PHASES and state.claim_tile is not None:
             out[18, state.claim_tile] = 1
         rel = _RELATIVE[seat]
-        mult = self._mult_log if phase != OVER else self._final_multipliers()
+        if phase != OVER:
+            mult = self._mult_log
+        else:
+            if self._final_log is None:
+                self._final_log = self._final_multipliers()
+            mult = self._final_log
         hidden = self._hidden_n
         left = state.back - state.front
         live = left - self.ruleset.reserve
