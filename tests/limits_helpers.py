@@ -107,7 +107,15 @@ class MeasuredTable:
         self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
-        table = {"players": 4, "hands": 64, "action_seconds": 60, "between_hands_ms": 300}
+        # No claim-window pause: it is not latency (each seat's own events come at once) and
+        # would only thin out the samples.
+        table = {
+            "players": 4,
+            "hands": 64,
+            "action_seconds": 60,
+            "between_hands_ms": 300,
+            "claim_window_ms": 0,
+        }
         status, _, room = await http(
             self.port, "POST", "/api/rooms", {"table": table}, source=self.source
         )
