@@ -76,10 +76,17 @@ def bot_factory(name: str) -> BotFactory:
 
     if name in BOTS:
         return BOTS[name]
+    if name.startswith("cmd:"):  # a process speaking the bot protocol (docs/bot-protocol.md)
+        from laizi.bots.external import factory as external_factory
+
+        if not name[4:].strip():
+            raise BotError("cmd: needs a command, e.g. cmd:python mybot.py")
+        made: BotFactory = external_factory(name[4:])
+        return made
     if ":" not in name:
         raise BotError(
             f"unknown bot {name!r}; built in: {', '.join(sorted(BOTS))}, "
-            "or module:Class for an outside bot"
+            "module:Class for an outside bot, or cmd:COMMAND for a bot-protocol process"
         )
     module_name, _, attribute = name.partition(":")
     try:

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from laizi.bots.base import Bot
-from laizi.engine import apply, legal_actions, new_hand, view
+from laizi.engine import apply, legal_actions, new_hand, seat_event, view
 from laizi.rules.ruleset import Ruleset
 
 __all__ = ["HandOutcome", "derive_seed", "play_hand", "wall_seed"]
@@ -47,7 +47,10 @@ def play_hand(
     ruleset: Ruleset, bots: Sequence[Bot], dealer: int, seed: bytes, max_steps: int = 5000
 ) -> HandOutcome:
     """Play one hand to its end: each seat's bot decides from that seat's view alone."""
-    state, _ = new_hand(ruleset, dealer, seed=seed)
+    state, events = new_hand(ruleset, dealer, seed=seed)
+    # Bots that follow the hand's events (cmd: bots) get each one as their seat may see it.
+    observers = [(s, bot.observe) for s, bot in enumerate(bots) if hasattr(bot, "observe")]
+    _tell(observers, events)
     steps = 0
     while not state.over:
         seat = state.to_act()[0]
@@ -55,7 +58,9 @@ def play_hand(
         action = bots[seat].act(view(state, seat), legal)
         if action not in legal:
             raise ValueError(f"bot {bots[seat]!r} chose an illegal action {action!r}")
-        apply(state, action, check=False)
+        events = apply(state, action, check=False)
+        if observers:
+            _tell(observers, events)
         steps += 1
         if steps > max_steps:  # pragma: no cover - the engine always ends a hand
             raise RuntimeError("hand did not end")
@@ -66,3 +71,10 @@ def play_hand(
     settlement: Any = result["settlement"]
     wins = tuple(settlement.wins) if settlement is not None else ()
     return HandOutcome(tuple(result["payments"]), result["winner"], how, dealt_in, wins, steps)
+
+
+def _tell(observers: Sequence[tuple[int, Any]], events: Sequence[dict[str, Any]]) -> None:
+    for seat, observe in observers:
+        shown = [e for e in (seat_event(event, seat) for event in events) if e is not None]
+        if shown:
+            observe(seat, shown)
