@@ -3,7 +3,8 @@
 Exit 0 with the events as JSON lines (the last one is ``end`` with ``winner`` and
 ``payments``); 1 for bad input or a script that ends before the hand does (naming who was to
 act); 3 for an illegal action (its 0-based index, the action, why, and what was legal) — the
-events before it are printed, none of it or after it.
+events before it are printed, none of it or after it.  ``--stop-after N`` plays the first N
+actions and adds a last line saying who may act there and what is legal (``legal``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from laizi.cli.common import (
     EXIT_ILLEGAL_ACTION,
     LangOption,
     app,
+    dumps,
     fail,
     lang_or_exit,
     load_json,
 )
 from laizi.engine.illegal import why_illegal
 from laizi.engine.record import dumps_event
-from laizi.engine.script import ScriptError, ScriptIllegal, ScriptUnfinished, run_script
+from laizi.engine.script import (
+    ScriptError,
+    ScriptIllegal,
+    ScriptUnfinished,
+    legal_now,
+    run_script,
+)
 from laizi.i18n import pick
 
 __all__ = ["replay"]
@@ -33,12 +41,21 @@ def replay(
     json_output: bool = typer.Option(
         False, "--json", help="Accepted for uniformity: the output is always JSON lines."
     ),
+    stop_after: int | None = typer.Option(
+        None,
+        "--stop-after",
+        min=0,
+        help="Play only the first N actions, then print who may act and their legal actions.",
+    ),
 ) -> None:
-    """Replay a scripted hand: hands, indicator, draws, replacements and actions → events."""
+    """Replay a scripted hand: hands, indicator, draws, replacements and actions → events.
+
+    With --stop-after N the last line is {"type": "legal", "after": N, "phase", "turn",
+    "claim"?, "to_act": [{"seat", "legal": [actions in the script's notation]}]}."""
     language = lang_or_exit(lang)
     obj = load_json(script)
     try:
-        result = run_script(obj)
+        result = run_script(obj, stop_after)
     except ScriptError as error:
         fail(f"{pick(language, '输入有误', 'bad input')}: {error}")
     except ScriptIllegal as error:
@@ -57,6 +74,8 @@ def replay(
     except (ValueError, TypeError, KeyError, IndexError) as error:  # never a traceback
         fail(f"{pick(language, '输入有误', 'bad input')}: {type(error).__name__}: {error}")
     _print(result.events)
+    if stop_after is not None:
+        typer.echo(dumps({"type": "legal", "after": stop_after, **legal_now(result.state)}))
 
 
 def _illegal_text(error: ScriptIllegal, language: str) -> str:

@@ -16,9 +16,16 @@ from laizi.engine.game import IllegalAction, apply, legal_actions, new_hand, why
 from laizi.engine.state import CLAIM, ROB, HandState
 from laizi.engine.wall import WallError, wall_from_parts
 from laizi.rules.registry import make_ruleset
-from laizi.tiles import TileParseError, parse_tile, parse_tiles
+from laizi.tiles import TileParseError, format_tile, parse_tile, parse_tiles
 
-__all__ = ["ScriptError", "ScriptIllegal", "ScriptResult", "ScriptUnfinished", "run_script"]
+__all__ = [
+    "ScriptError",
+    "ScriptIllegal",
+    "ScriptResult",
+    "ScriptUnfinished",
+    "legal_now",
+    "run_script",
+]
 
 _KEYS = ("rules", "dealer", "hands", "indicator", "draws", "replacements", "actions")
 
@@ -147,10 +154,16 @@ def _setup(obj: Any) -> tuple[HandState, list[dict[str, Any]], list[Any]]:
     return state, events, actions
 
 
-def run_script(obj: Any) -> ScriptResult:
+def run_script(obj: Any, stop_after: int | None = None) -> ScriptResult:
     """Play a script.  ScriptError / ScriptUnfinished (exit 1) or ScriptIllegal (exit 3) carry
-    the events produced before the failure in ``.events`` (``result`` attribute)."""
+    the events produced before the failure in ``.events`` (``result`` attribute).
+
+    With ``stop_after`` = N, play only the first N actions and return the state there (a claim
+    window they opened stays open: nobody has passed yet); :func:`legal_now` says who may do
+    what at that point."""
     state, events, raw = _setup(obj)
+    if stop_after is not None and not 0 <= stop_after <= len(raw):
+        raise ScriptError("--stop-after", f"must be 0 … {len(raw)} (the script's actions)")
     result = ScriptResult(state, events)
     actions: list[Action] = []
     for index, item in enumerate(raw):
@@ -162,6 +175,8 @@ def run_script(obj: Any) -> ScriptResult:
             ) from None
     index = 0
     while not state.over:
+        if stop_after is not None and index >= stop_after:
+            return result
         window = state.phase in (CLAIM, ROB)
         if index < len(actions):
             action = actions[index]
@@ -181,10 +196,29 @@ def run_script(obj: Any) -> ScriptResult:
             _pass_everyone(state, result)
             continue
         raise ScriptUnfinished(state.to_act(), state.phase, result)
-    if index < len(actions):
+    if index < len(actions) and (stop_after is None or index < stop_after):
         action = actions[index]
         raise _illegal(result, index, action, "the hand is already over", [])
     return result
+
+
+def legal_now(state: HandState) -> dict[str, Any]:
+    """Who may act now and what, in the script's own notation (``{"seat", "type", …}``)::
+
+        {"phase": "claim", "claim": {"tile": "5m", "from": 1}, "turn": 1,
+         "to_act": [{"seat": 2, "legal": [{"seat": 2, "type": "pung"}, …]}]}
+
+    In a claim (or rob) window every seat that may claim is listed; ``claim`` is the tile on the
+    table (absent outside a window).  Once the hand is over ``to_act`` is empty.
+    """
+    out: dict[str, Any] = {"phase": state.phase, "turn": state.turn}
+    if state.phase in (CLAIM, ROB) and state.claim_tile is not None:
+        out["claim"] = {"tile": format_tile(state.claim_tile), "from": state.claim_from}
+    seats = [] if state.over else state.to_act()
+    out["to_act"] = [
+        {"seat": s, "legal": [a.to_json() for a in legal_actions(state, s)]} for s in seats
+    ]
+    return out
 
 
 def _pass_everyone(state: HandState, result: ScriptResult) -> None:
