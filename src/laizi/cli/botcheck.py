@@ -56,6 +56,46 @@ def bot_check(
         raise typer.Exit(EXIT_VERIFY_FAILED)
 
 
+@app.command("bot-connect")
+def bot_connect(
+    bot: str = typer.Argument(..., help='The bot: "cmd:COMMAND".'),
+    room: str = typer.Option(..., "--room", help="The room's code."),
+    url: str = typer.Option(
+        "ws://127.0.0.1:8000/ws/bot", "--url", help="The server's bot WebSocket (/ws/bot)."
+    ),
+    seat: int | None = typer.Option(
+        None, "--seat", min=0, max=3, help="A seat (else the first free)."
+    ),
+    token: str | None = typer.Option(
+        None, "--token", envvar="LAIZI_BOT_TOKEN", help="A bot token (else $LAIZI_BOT_TOKEN)."
+    ),
+    lang: str | None = LangOption,
+) -> None:
+    """Seat a cmd: bot at a live table through the server's /ws/bot and play the match."""
+    import asyncio
+
+    from laizi.botproto.bridge import BridgeError, connect
+
+    language = lang_or_exit(lang)
+    if not bot.startswith("cmd:") or not bot[4:].strip():
+        fail(pick(language, '机器人要写成 "cmd:命令"', 'the bot must be given as "cmd:COMMAND"'))
+    if not token:
+        fail(
+            pick(
+                language,
+                "需要机器人令牌：--token 或 LAIZI_BOT_TOKEN",
+                "a bot token is needed: --token or LAIZI_BOT_TOKEN",
+            )
+        )
+    try:
+        summary = asyncio.run(connect(url, bot[4:], room=room, token=token, seat=seat))
+    except (BridgeError, BotStartError, OSError) as error:
+        fail(str(error))
+    except Exception as error:  # the websockets library's own (refused handshake, closed …)
+        fail(f"{type(error).__name__}: {error}")
+    typer.echo(dumps(summary))
+
+
 def _print(report: dict[str, Any], lang: Lang) -> None:
     console = Console()
     table = Table(title=f"bot-check {report['bot']} ({report['name'] or '—'})")

@@ -15,6 +15,8 @@ from starlette.middleware import Middleware
 from starlette.routing import WebSocketRoute
 
 from laizi.server.api import api_routes, attach
+from laizi.server.botseat import bot_websocket
+from laizi.server.bottokens import bot_token_routes
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of
 from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
@@ -66,7 +68,9 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
         *schema_routes(),
         *table_routes(),
         WebSocketRoute("/ws", websocket),
+        WebSocketRoute("/ws/bot", bot_websocket),  # outside bots: docs/bot-protocol.md
         *api_routes(hub),
+        *bot_token_routes(hub),
     ]
     app = Starlette(
         routes=routes,

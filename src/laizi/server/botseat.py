@@ -1,0 +1,303 @@
+"""``/ws/bot``: an outside bot takes a seat at a live table over a WebSocket, speaking the bot
+protocol (docs/bot-protocol.md) — the same messages as over stdin/stdout, one JSON object per
+frame.
+
+The bot shows a bot token of an account (``Authorization: Bearer lzb_…`` on the handshake, or
+``token`` in its ``hello``) and names the room (and a seat).  It then sits as that account's
+player — under the account's name marked ``[bot]`` — and is translated from the table protocol:
+it gets ``hand`` and its seat's events exactly as a person at that seat would
+(``laizi.engine.seat_event``), and for each decision a ``prompt`` with the seat's view, which it
+answers with ``act``.  The table's clock still rules: a bot that does not answer in time is
+played by 托管 (the table's safe default) and told so (``notice``), and is asked again at its
+next decision (its seat does not stay on auto-play); an answer that is not JSON, malformed,
+illegal or too long is replaced by 托管 at once.  Every such incident is logged.  A disconnected
+bot's seat is treated like a person's (``grace_seconds``, then the escape rule).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import secrets
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from laizi.botproto.protocol import PROTOCOL, VERSION, notice, read_answer
+from laizi.bots.safe import safe_default
+from laizi.engine import Action, view
+from laizi.server.bottokens import BotIdentity, BotTokens
+from laizi.server.hub import Hub, hub_of
+from laizi.server.limits import MESSAGE_TEXT, MessageGate
+from laizi.server.room import Conn
+
+__all__ = ["HELLO_SECONDS", "BotSeat", "bot_websocket"]
+
+log = logging.getLogger("laizi.server")
+
+HELLO_SECONDS = 10.0
+"""The bot's ``hello`` must come within this time of connecting."""
+BOT_MARK = " [bot]"
+
+
+def _frame(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+class BotSeat:
+    """One bot's connection: table-protocol messages in, bot-protocol messages out."""
+
+    def __init__(self, hub: Hub, identity: BotIdentity, out: asyncio.Queue[str | None]) -> None:
+        self.hub = hub
+        self.identity = identity
+        self.out = out
+        self.conn = Conn(self.from_table, self.from_table_many)
+        account = identity.account
+        shown = (account.name[: 32 - len(BOT_MARK)] + BOT_MARK) if account else ""
+        self.conn.account = dataclasses.replace(account, name=shown)
+        self.pending: tuple[int, list[Action]] | None = None
+        self.incidents: list[dict[str, Any]] = []
+        self.over = False
+
+    # -- to the bot ----------------------------------------------------------------------------
+    def say(self, message: dict[str, Any]) -> None:
+        if self.out.qsize() > 2000:  # a bot that reads nothing is let go
+            self.out.put_nowait(None)
+            return
+        self.out.put_nowait(_frame(message))
+
+    def from_table_many(self, messages: list[dict[str, Any]]) -> None:
+        for message in messages:
+            self.from_table(message)
+
+    def from_table(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "joined":
+            self.say({"type": "joined", **{k: message[k] for k in ("room", "seat", "token")}})
+        elif kind == "event":
+            event = message["event"]
+            if event.get("type") == "start" and self.conn.seat is not None:
+                seed = secrets.randbits(63)
+                self.say(
+                    {"type": "hand", "seat": self.conn.seat, "seed": seed, "game": event["game"]}
+                )
+            self.say(event)
+            if event.get("type") == "match_end":
+                self.over = True
+                self.say({"type": "bye"})
+                self.out.put_nowait(None)
+        elif kind == "prompt":
+            self.prompt(message)
+        elif kind == "auto" and message.get("on"):
+            # the table's clock ran out and 托管 played: the next decision is the bot's again
+            self.incident("timeout", self.pending[0] if self.pending else None, None, "")
+            self.pending = None
+            self.hub.handle(self.conn, _frame({"type": "auto", "on": False}))
+        elif kind == "error":
+            self.say(message)
+        elif kind == "left":
+            self.say({"type": "bye"})
+            self.out.put_nowait(None)
+
+    def prompt(self, message: dict[str, Any]) -> None:
+        room, seat = self.conn.room, self.conn.seat
+        if room is None or seat is None or room.state is None:
+            return
+        pending = room.prompts.get(seat)
+        if pending is None or pending.id != message["id"]:
+            return  # answered or gone already
+        self.pending = (pending.id, list(pending.legal))
+        left = max(0.0, message["seconds"] + message["bank"] - message.get("elapsed", 0.0))
+        self.say(
+            {
+                "type": "prompt",
+                "id": message["id"],
+                "phase": message["phase"],
+                "legal": message["legal"],
+                "seconds": round(left, 3),
+                "view": view(room.state, seat),
+            }
+        )
+
+    def incident(self, code: str, pid: int | None, played: Action | None, detail: str) -> None:
+        shown = played.notation() if played is not None else None
+        log.warning(
+            "bot %r of account %s: prompt %s: %s %s; 托管 played %s",
+            self.identity.name,
+            self.identity.account.id,
+            pid,
+            code,
+            detail,
+            shown or "(the table's default)",
+        )
+        self.incidents.append({"code": code, "prompt": pid, "detail": detail, "played": shown})
+        self.say(notice(code, pid, played, detail))
+
+    # -- from the bot --------------------------------------------------------------------------
+    def answer(self, data: bytes) -> bool:
+        """One frame from the bot once it is seated; True when the table took its action."""
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            obj = None
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        if kind == "ping":
+            self.say({"type": "pong"})
+            return False
+        if kind == "leave":
+            self.hub.handle(self.conn, _frame({"type": "leave"}))
+            return False
+        if self.pending is None:
+            if kind != "act":
+                self.say({"type": "error", "code": "bad_message", "message": "unknown message"})
+            return False  # an answer with nothing pending: late, skipped
+        pid, legal = self.pending
+        seat = self.conn.seat
+        assert seat is not None
+        reply = read_answer(data, pid, seat, legal)
+        if reply.code == "stale":
+            return False
+        action = reply.action
+        if action is None:
+            self.replace(reply.code or "bad_message", reply.detail)
+            return True
+        self.pending = None
+        return self.play(pid, action)
+
+    def replace(self, code: str, detail: str) -> None:
+        """托管 plays the pending decision now."""
+        if self.pending is None:
+            return
+        pid, legal = self.pending
+        room, seat = self.conn.room, self.conn.seat
+        if room is None or seat is None or room.state is None:
+            return
+        action = safe_default(view(room.state, seat), legal)
+        self.pending = None
+        self.incident(code, pid, action, detail)
+        self.play(pid, action)
+
+    def play(self, pid: int, action: Action) -> bool:
+        fields = action.to_json()
+        del fields["seat"]
+        return self.hub.handle(self.conn, _frame({"type": "act", "prompt": pid, "action": fields}))
+
+
+async def _writer(ws: WebSocket, out: asyncio.Queue[str | None]) -> None:
+    while True:
+        text = await out.get()
+        if text is None:
+            with contextlib.suppress(Exception):
+                await ws.close(code=1000)
+            return
+        await ws.send_text(text)
+
+
+def _identity(hub: Hub, token: Any) -> BotIdentity | None:
+    return BotTokens(hub.store.engine).identify(token)
+
+
+async def _hello(ws: WebSocket) -> dict[str, Any] | None:
+    try:
+        message = await asyncio.wait_for(ws.receive(), HELLO_SECONDS)
+    except TimeoutError:
+        return None
+    text = message.get("text")
+    if text is None:
+        return None
+    if len(text) > 4096:
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) and obj.get("type") == "hello" else None
+
+
+async def bot_websocket(ws: WebSocket) -> None:
+    """``/ws/bot``: hello, token, join; then the bot protocol until the match ends."""
+    await ws.accept()
+    hub = hub_of(ws.app)
+    address = ws.client.host if ws.client is not None else ""
+    refused = hub.quotas.connect(address)
+    if refused is not None:
+        await ws.send_text(
+            _frame({"type": "error", "code": refused, "message": MESSAGE_TEXT[refused]})
+        )
+        await ws.close(code=1008)
+        return
+    try:
+        await _serve(ws, hub)
+    except WebSocketDisconnect:
+        pass
+    except Exception:
+        log.exception("bot websocket failed")
+    finally:
+        hub.quotas.disconnect(address)
+
+
+async def _refuse(ws: WebSocket, code: str, message: str) -> None:
+    await ws.send_text(_frame({"type": "error", "code": code, "message": message}))
+    await ws.close(code=1008)
+
+
+async def _serve(ws: WebSocket, hub: Hub) -> None:
+    await ws.send_text(_frame({"type": "hello", "protocol": PROTOCOL, "version": VERSION}))
+    hello = await _hello(ws)
+    if hello is None:
+        await _refuse(ws, "bad_hello", 'the first message must be {"type": "hello", …} within 10 s')
+        return
+    if hello.get("version") != VERSION:
+        await _refuse(ws, "bad_version", f"this server speaks bot protocol version {VERSION}")
+        return
+    header = ws.headers.get("authorization", "")
+    token = header[7:].strip() if header.lower().startswith("bearer ") else hello.get("token")
+    identity = _identity(hub, token)
+    if identity is None:
+        await _refuse(ws, "bad_token", "no live bot token like that: issue one at /api/bot-tokens")
+        return
+    room = hello.get("room")
+    if not isinstance(room, str):
+        await _refuse(ws, "bad_message", "room: the room's code")
+        return
+    out: asyncio.Queue[str | None] = asyncio.Queue()
+    seat = BotSeat(hub, identity, out)
+    writer = asyncio.create_task(_writer(ws, out))
+    join: dict[str, Any] = {"type": "join", "room": room, "seat": hello.get("seat")}
+    if isinstance(hello.get("seat_token"), str):
+        join["token"] = hello["seat_token"]  # back to the seat after a disconnect
+    hub.handle(seat.conn, _frame(join))
+    if seat.conn.room is None:  # refused: the error is on its way
+        out.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer, 5)
+        return
+    gate = MessageGate(hub.limits)
+    try:
+        while not writer.done():
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            data: bytes = (message.get("bytes") or b"") if text is None else text.encode()
+            refused = gate.admit(data)
+            if refused is None:
+                if seat.answer(data):
+                    gate.refund()  # the game's own pace bounds actions
+                continue
+            if refused == "too_large":
+                seat.replace("too_long", f"{len(data)} bytes")
+            if gate.abusive:
+                hub.quotas.abused(ws.client.host if ws.client is not None else "")
+                seat.say({"type": "error", "code": "abuse", "message": MESSAGE_TEXT["abuse"]})
+                out.put_nowait(None)
+                break
+    finally:
+        hub.disconnect(seat.conn)
+        if not writer.done():
+            out.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 5)

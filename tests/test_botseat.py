@@ -1,0 +1,171 @@
+"""Outside bots at live tables: bot tokens (issued to an account, stored hashed, revocable) and
+the ``/ws/bot`` WebSocket, against a real ``laizi serve`` process."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+from laizi.botproto.bridge import BridgeError, connect
+from tests.server_helpers import ServerProcess, http, login_cookie
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_BOT = f"/usr/bin/node {ROOT / 'examples/bots/tile_efficiency.js'}"
+MISBEHAVING = f"{sys.executable} {ROOT / 'tests/outside/misbehaving_bot.py'}"
+FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "claim_window_ms": 0, "hands": 1}
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory):
+    with ServerProcess(tmp_path_factory.mktemp("botseat") / "db.sqlite") as server:
+        yield server
+
+
+def issue(srv: ServerProcess, cookie: str, name: str = "research bot") -> dict[str, Any]:
+    status, _, body = http(srv, "POST", "/api/bot-tokens", {"name": name}, cookie)
+    assert status == 201, body
+    return json.loads(body)
+
+
+def test_tokens_are_issued_listed_hashed_and_revoked(srv: ServerProcess, tmp_path: Path) -> None:
+    cookie = login_cookie(srv, "tokenowner")
+    issued = issue(srv, cookie)
+    assert issued["name"] == "research bot" and issued["token"].startswith("lzb_")
+    assert len(issued["token"]) == 4 + 43  # 256 bits
+    status, _, body = http(srv, "GET", "/api/bot-tokens", cookie=cookie)
+    [listed] = json.loads(body)["tokens"]
+    assert status == 200 and "token" not in listed and listed["revoked"] is None
+    db = sqlite3.connect(srv.db_url.removeprefix("sqlite:///"))
+    stored = db.execute(
+        "SELECT token_hash FROM bot_tokens WHERE id = ?", (issued["id"],)
+    ).fetchone()
+    assert stored[0] == hashlib.sha256(issued["token"].encode()).hexdigest()
+    assert issued["token"] not in str(db.execute("SELECT * FROM bot_tokens").fetchall())
+    other = login_cookie(srv, "someoneelse")
+    assert http(srv, "DELETE", f"/api/bot-tokens/{issued['id']}", cookie=other)[0] == 404
+    assert http(srv, "DELETE", f"/api/bot-tokens/{issued['id']}", cookie=cookie)[0] == 200
+    assert http(srv, "DELETE", f"/api/bot-tokens/{issued['id']}", cookie=cookie)[0] == 404
+    status, _, body = http(srv, "GET", "/api/bot-tokens", cookie=cookie)
+    assert json.loads(body)["tokens"][0]["revoked"] is not None
+
+
+def test_token_requests_are_checked(srv: ServerProcess) -> None:
+    assert http(srv, "POST", "/api/bot-tokens", {"name": "x"})[0] == 401
+    assert http(srv, "GET", "/api/bot-tokens")[0] == 401
+    cookie = login_cookie(srv, "checker")
+    status, _, body = http(srv, "POST", "/api/bot-tokens", {"name": 5}, cookie)
+    assert status == 400 and json.loads(body)["code"] == "bad_name"
+    for n in range(10):
+        issue(srv, cookie, f"bot {n}")
+    status, _, body = http(srv, "POST", "/api/bot-tokens", {"name": "eleven"}, cookie)
+    assert status == 409 and json.loads(body)["code"] == "too_many_tokens"
+    assert "error_zh" in json.loads(body)
+
+
+async def raw_hello(srv: ServerProcess, hello: dict[str, Any], token: str | None = None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+    async with websockets.connect(url, additional_headers=headers) as ws:
+        greeting = json.loads(await ws.recv())
+        assert greeting == {"type": "hello", "protocol": "laizi-bot", "version": 1}
+        await ws.send(json.dumps(hello))
+        return json.loads(await asyncio.wait_for(ws.recv(), 10))
+
+
+def test_a_bad_or_revoked_token_seats_nothing(srv: ServerProcess) -> None:
+    room = srv.create_room(players=1, **FAST)["code"]
+    refused = asyncio.run(raw_hello(srv, {"type": "hello", "version": 1, "room": room}, "lzb_x"))
+    assert refused["code"] == "bad_token"
+    cookie = login_cookie(srv, "revoker")
+    issued = issue(srv, cookie)
+    http(srv, "DELETE", f"/api/bot-tokens/{issued['id']}", cookie=cookie)
+    hello = {"type": "hello", "version": 1, "room": room, "token": issued["token"]}
+    assert asyncio.run(raw_hello(srv, hello))["code"] == "bad_token"
+    assert asyncio.run(raw_hello(srv, {**hello, "version": 2}))["code"] == "bad_version"
+    assert srv.get(f"/api/rooms/{room}")[0] == 200
+    assert json.loads(srv.get(f"/api/rooms/{room}")[1])["status"] == "waiting"
+
+
+def test_the_node_example_plays_a_match_at_a_live_table(srv: ServerProcess) -> None:
+    cookie = login_cookie(srv, "nodeowner")
+    token = issue(srv, cookie)["token"]
+    room = srv.create_room("baishan", players=1, **{**FAST, "hands": 2})["code"]
+    seen: list[dict[str, Any]] = []
+    url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+    summary = asyncio.run(
+        asyncio.wait_for(
+            connect(url, NODE_BOT, room=room, token=token, seat=1, on_message=seen.append), 120
+        )
+    )
+    assert summary["seat"] == 1 and summary["notices"] == 0
+    assert summary["answers"] >= 1  # its hello and its acts
+    kinds = [m["type"] for m in seen]
+    assert kinds.count("hand") == 2 and kinds[-2:] == ["match_end", "bye"]
+    assert all(m["seat"] == 1 for m in seen if m["type"] == "hand")
+    for message in seen:  # its seat only
+        if message["type"] == "deal":
+            assert [h is None for h in message["hands"]] == [True, False, True, True]
+        if message["type"] == "draw":
+            assert ("tile" in message) == (message["seat"] == 1)
+        if message["type"] == "prompt":
+            assert message["view"]["seat"] == 1
+    info = json.loads(srv.get(f"/api/rooms/{room}")[1])
+    assert info["status"] == "over" and info["hands_played"] == 2
+    assert info["seats"][1]["name"] == "nodeowner [bot]"
+    assert sum(info["totals"]) == 0
+
+
+@pytest.mark.parametrize("mode", ["garbage", "illegal"])
+def test_bad_answers_are_played_by_tuoguan_at_once(srv: ServerProcess, mode: str) -> None:
+    cookie = login_cookie(srv, f"bad{mode}")
+    token = issue(srv, cookie)["token"]
+    room = srv.create_room("baishan", players=1, **FAST)["code"]
+    seen: list[dict[str, Any]] = []
+    url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+    summary = asyncio.run(
+        asyncio.wait_for(
+            connect(url, f"{MISBEHAVING} {mode}", room=room, token=token, on_message=seen.append),
+            120,
+        )
+    )
+    notices = [m for m in seen if m["type"] == "notice"]
+    code = "bad_json" if mode == "garbage" else "illegal"
+    assert notices and {n["code"] for n in notices} == {code}
+    assert summary["notices"] == len(notices)
+    assert seen[-2]["type"] == "match_end"  # the table was never stalled
+
+
+def test_a_sleeping_bot_is_timed_out_by_the_table_and_asked_again(srv: ServerProcess) -> None:
+    cookie = login_cookie(srv, "sleeper")
+    token = issue(srv, cookie)["token"]
+    table = {**FAST, "action_seconds": 0.3, "bank_seconds": 0}
+    room = srv.create_room("baishan", players=1, **table)["code"]
+    seen: list[dict[str, Any]] = []
+    url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+    asyncio.run(
+        asyncio.wait_for(
+            connect(url, f"{MISBEHAVING} sleep", room=room, token=token, on_message=seen.append),
+            180,
+        )
+    )
+    notices = [m for m in seen if m["type"] == "notice"]
+    prompts = [m for m in seen if m["type"] == "prompt"]
+    assert notices and {n["code"] for n in notices} == {"timeout"}
+    assert len(prompts) >= 2 and len(notices) == len(prompts)  # asked again every time
+    assert seen[-2]["type"] == "match_end"
+
+
+def test_the_bridge_reports_a_refused_join(srv: ServerProcess) -> None:
+    cookie = login_cookie(srv, "nobody")
+    token = issue(srv, cookie)["token"]
+    url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+    with pytest.raises(BridgeError, match="no_room"):
+        asyncio.run(asyncio.wait_for(connect(url, NODE_BOT, room="ZZZZZZ", token=token), 30))
