@@ -169,3 +169,37 @@ def test_the_bridge_reports_a_refused_join(srv: ServerProcess) -> None:
     url = f"ws://127.0.0.1:{srv.port}/ws/bot"
     with pytest.raises(BridgeError, match="no_room"):
         asyncio.run(asyncio.wait_for(connect(url, NODE_BOT, room="ZZZZZZ", token=token), 30))
+
+
+def test_the_migration_builds_the_bot_tokens_table_and_goes_back(db_url: str) -> None:
+    """0005_bot_tokens makes exactly the table the code uses (SQLite and PostgreSQL), and its
+    downgrade drops it."""
+    from alembic import command
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlalchemy import inspect
+
+    import laizi.server.bottokens  # noqa: F401  (its table joins the metadata)
+    from laizi.server.store import Store, metadata
+    from tests.test_migrations import _config
+
+    store = Store(db_url)
+    try:
+        with store.engine.connect() as c:
+
+            def ours(obj: Any, name: str | None, kind: str, reflected: bool, other: Any) -> bool:
+                table = obj if kind == "table" else getattr(obj, "table", None)
+                return table is None or table.name == "bot_tokens"
+
+            context = MigrationContext.configure(c, opts={"include_object": ours})
+            assert "bot_tokens" in inspect(c).get_table_names()
+            assert compare_metadata(context, metadata) == []
+        with store.engine.begin() as c:
+            command.downgrade(_config(c), "0004_points_text")
+        with store.engine.connect() as c:
+            assert "bot_tokens" not in inspect(c).get_table_names()
+        store.migrate()
+        with store.engine.connect() as c:
+            assert "bot_tokens" in inspect(c).get_table_names()
+    finally:
+        store.close()
