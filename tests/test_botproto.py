@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -105,6 +107,18 @@ def test_a_short_arena_with_an_example(bot: str) -> None:
     again = lines(run("arena", bot, "random", "--hands", "2", "--seed", "5", "--json").stdout)[-1]
     assert again["diff_mean"] == report["diff_mean"]  # the examples are seeded: same play
     assert again["a_stats"] == report["a_stats"]
+
+
+def test_arena_with_a_cmd_bot_does_not_depend_on_workers_and_leaves_no_process() -> None:
+    marker = f"marker-{uuid.uuid4().hex}"  # an argument the example ignores: finds its processes
+    bot = f"{PYTHON_BOT} {marker}"
+    args = ("arena", bot, "greedy", "--rules", "baishan", "--hands", "4", "--seed", "8")
+    one = lines(run(*args, "--json").stdout)[-1]
+    two = lines(run(*args, "--workers", "2", "--json").stdout)[-1]
+    assert (one["diff_mean"], one["a_stats"]) == (two["diff_mean"], two["a_stats"])
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True)
+    assert left.stdout == b""
 
 
 def test_simulate_takes_cmd_bots_in_any_seat() -> None:

@@ -12,6 +12,7 @@ so a bot that sleeps, floods, crashes or blocks can never block the caller.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ import queue
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from typing import IO, Any, Final
@@ -56,6 +58,18 @@ TOO_LONG: Final = _Mark("TOO_LONG")
 Line = bytes | _Mark
 
 
+def _die_with_parent() -> None:
+    """In the child before it runs the bot (Linux): SIGKILL it when the process that started it
+    ends, so a worker process that is terminated leaves no bot behind."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
+
+
 class BotStartError(ValueError):
     """The command can't be run (empty, unreadable quoting, no such program)."""
 
@@ -79,6 +93,7 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 cwd=cwd,
                 start_new_session=True,  # its own process group: stopped with its children
+                preexec_fn=_die_with_parent,
             )
         except OSError as error:
             raise BotStartError(f"cmd:{command}: can't start: {error.strerror or error}") from None
