@@ -203,3 +203,52 @@ def test_the_migration_builds_the_bot_tokens_table_and_goes_back(db_url: str) ->
             assert "bot_tokens" in inspect(c).get_table_names()
     finally:
         store.close()
+
+
+async def raw_bot(srv: ServerProcess, token: str, room: str, answer: Any) -> list[dict[str, Any]]:
+    """A bot written straight on the WebSocket: ``answer(prompt)`` gives the frames to send."""
+    url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+    seen: list[dict[str, Any]] = []
+    async with websockets.connect(
+        url, additional_headers={"Authorization": f"Bearer {token}"}
+    ) as ws:
+        await ws.recv()
+        await ws.send(json.dumps({"type": "hello", "version": 1, "room": room}))
+        try:
+            async for text in ws:
+                message = json.loads(text)
+                seen.append(message)
+                if message["type"] == "prompt":
+                    for frame in answer(message):
+                        await ws.send(frame)
+        except websockets.ConnectionClosed:
+            pass
+    return seen
+
+
+def test_a_huge_answer_is_refused_and_played_by_tuoguan(srv: ServerProcess) -> None:
+    token = issue(srv, login_cookie(srv, "hugeframes"))["token"]
+    room = srv.create_room("baishan", players=1, **FAST)["code"]
+    seen = asyncio.run(
+        asyncio.wait_for(raw_bot(srv, token, room, lambda prompt: ["x" * 10_000]), 120)
+    )
+    notices = [m for m in seen if m["type"] == "notice"]
+    prompts = [m for m in seen if m["type"] == "prompt"]
+    assert notices and {n["code"] for n in notices} == {"too_long"}
+    assert len(notices) == len(prompts)  # every decision played by 托管, at once
+    assert seen[-2]["type"] == "match_end" and seen[-1]["type"] == "bye"
+
+
+def test_a_flooding_bot_is_cut_off_and_the_table_goes_on(srv: ServerProcess) -> None:
+    token = issue(srv, login_cookie(srv, "flooder"))["token"]
+    table = {**FAST, "grace_seconds": 0, "action_seconds": 0.5, "bank_seconds": 0}
+    room = srv.create_room("baishan", players=1, **table)["code"]
+    seen = asyncio.run(asyncio.wait_for(raw_bot(srv, token, room, lambda prompt: ["{}"] * 200), 60))
+    codes = [m.get("code") for m in seen if m["type"] == "error"]
+    assert "rate_limited" in codes and codes[-1] == "abuse"  # the message budget holds
+    for _ in range(100):  # the seat escapes (grace 0): the match ends, nothing waits on the bot
+        info = json.loads(srv.get(f"/api/rooms/{room}")[1])
+        if info["status"] == "over":
+            break
+        asyncio.run(asyncio.sleep(0.1))
+    assert info["status"] == "over"

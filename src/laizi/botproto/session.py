@@ -47,6 +47,8 @@ DEFAULT_HELLO_TIMEOUT = 10.0
 """Seconds for the bot to start and answer ``hello`` (``LAIZI_BOT_HELLO_TIMEOUT``)."""
 STRIKES = 3
 """Timeouts in a row after which the bot is stopped."""
+KEPT_INCIDENTS = 1000
+"""Incidents kept in full per session (a long arena with a broken bot stays small)."""
 
 
 def _seconds(name: str, default: float) -> float:
@@ -104,6 +106,8 @@ class BotSession:
         """Why the bot no longer decides (set once): ``exited``, ``bad_hello``, ``flood`` …"""
         self.name = ""
         self.incidents: list[Incident] = []
+        """The first :data:`KEPT_INCIDENTS` incidents (``counts`` has them all by code)."""
+        self.counts: dict[str, int] = {}
         self.decisions = 0
         self.answered = 0
         self.slowest_ms = 0.0
@@ -133,7 +137,9 @@ class BotSession:
         if self.gone is None:
             self.gone = code
             log.warning("bot cmd:%s: %s (%s); 托管 plays for it", self.command, code, detail)
-            self.incidents.append(Incident(code, None, detail, None, 0.0))
+            self.counts[code] = self.counts.get(code, 0) + 1
+            if len(self.incidents) < KEPT_INCIDENTS:
+                self.incidents.append(Incident(code, None, detail, None, 0.0))
         if self.process is not None and self.process.dead is None:
             self.process.stop(code)
 
@@ -214,9 +220,10 @@ class BotSession:
     ) -> Action:
         action = safe_default(view, legal)
         ms = (time.monotonic() - started) * 1000
-        incident = Incident(code, pid, detail, action.notation(), ms)
-        self.incidents.append(incident)
-        if len(self.incidents) <= 20 or code != self.gone:
+        self.counts[code] = self.counts.get(code, 0) + 1
+        if len(self.incidents) < KEPT_INCIDENTS:
+            self.incidents.append(Incident(code, pid, detail, action.notation(), ms))
+        if self.counts[code] <= 20 or code != self.gone:
             log.warning(
                 "bot cmd:%s: prompt %s: %s %s; 托管 played %s",
                 self.command,

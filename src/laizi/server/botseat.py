@@ -163,7 +163,7 @@ class BotSeat:
         action = reply.action
         if action is None:
             self.replace(reply.code or "bad_message", reply.detail)
-            return True
+            return False
         self.pending = None
         return self.play(pid, action)
 
@@ -290,6 +290,9 @@ async def _serve(ws: WebSocket, hub: Hub) -> None:
                 continue
             if refused == "too_large":
                 seat.replace("too_long", f"{len(data)} bytes")
+            elif gate.streak == 1:  # one error per run of refusals, as on /ws
+                text = MESSAGE_TEXT[refused].format(n=hub.limits.message_bytes)
+                seat.say({"type": "error", "code": refused, "message": text})
             if gate.abusive:
                 hub.quotas.abused(ws.client.host if ws.client is not None else "")
                 seat.say({"type": "error", "code": "abuse", "message": MESSAGE_TEXT["abuse"]})
