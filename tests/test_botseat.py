@@ -181,7 +181,17 @@ def test_the_migration_builds_the_bot_tokens_table_and_goes_back(db_url: str) ->
 
     import laizi.server.bottokens  # noqa: F401  (its table joins the metadata)
     from laizi.server.store import Store, metadata
-    from tests.test_migrations import _config
+
+    from alembic.config import Config
+
+    from laizi.server import store as store_module
+
+    def _config(connection: Any) -> Config:
+        config = Config()
+        folder = Path(store_module.__file__).parent / "migrations"
+        config.set_main_option("script_location", str(folder))
+        config.attributes["connection"] = connection
+        return config
 
     store = Store(db_url)
     try:
