@@ -176,15 +176,13 @@ def test_the_migration_builds_the_bot_tokens_table_and_goes_back(db_url: str) ->
     downgrade drops it."""
     from alembic import command
     from alembic.autogenerate import compare_metadata
+    from alembic.config import Config
     from alembic.migration import MigrationContext
     from sqlalchemy import inspect
 
     import laizi.server.bottokens  # noqa: F401  (its table joins the metadata)
-    from laizi.server.store import Store, metadata
-
-    from alembic.config import Config
-
     from laizi.server import store as store_module
+    from laizi.server.store import Store, metadata
 
     def _config(connection: Any) -> Config:
         config = Config()
