@@ -8,6 +8,7 @@ import hashlib
 import json
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,21 @@ FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "claim_window_ms": 0, "hands":
 def srv(tmp_path_factory: pytest.TempPathFactory):
     with ServerProcess(tmp_path_factory.mktemp("botseat") / "db.sqlite") as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def owner(srv: ServerProcess) -> str:
+    """One account for the bots of this module (registrations per address are limited)."""
+    return login_cookie(srv, "botowner")
+
+
+def fresh_token(srv: ServerProcess, cookie: str) -> str:
+    """A new token of the account, its older ones revoked (an account holds at most 10)."""
+    _, _, body = http(srv, "GET", "/api/bot-tokens", cookie=cookie)
+    for token in json.loads(body)["tokens"]:
+        if token["revoked"] is None:
+            http(srv, "DELETE", f"/api/bot-tokens/{token['id']}", cookie=cookie)
+    return str(issue(srv, cookie)["token"])
 
 
 def issue(srv: ServerProcess, cookie: str, name: str = "research bot") -> dict[str, Any]:
@@ -80,23 +96,21 @@ async def raw_hello(srv: ServerProcess, hello: dict[str, Any], token: str | None
         return json.loads(await asyncio.wait_for(ws.recv(), 10))
 
 
-def test_a_bad_or_revoked_token_seats_nothing(srv: ServerProcess) -> None:
+def test_a_bad_or_revoked_token_seats_nothing(srv: ServerProcess, owner: str) -> None:
     room = srv.create_room(players=1, **FAST)["code"]
     refused = asyncio.run(raw_hello(srv, {"type": "hello", "version": 1, "room": room}, "lzb_x"))
     assert refused["code"] == "bad_token"
-    cookie = login_cookie(srv, "revoker")
-    issued = issue(srv, cookie)
-    http(srv, "DELETE", f"/api/bot-tokens/{issued['id']}", cookie=cookie)
-    hello = {"type": "hello", "version": 1, "room": room, "token": issued["token"]}
+    revoked = fresh_token(srv, owner)
+    fresh_token(srv, owner)  # revokes the first
+    hello = {"type": "hello", "version": 1, "room": room, "token": revoked}
     assert asyncio.run(raw_hello(srv, hello))["code"] == "bad_token"
     assert asyncio.run(raw_hello(srv, {**hello, "version": 2}))["code"] == "bad_version"
     assert srv.get(f"/api/rooms/{room}")[0] == 200
     assert json.loads(srv.get(f"/api/rooms/{room}")[1])["status"] == "waiting"
 
 
-def test_the_node_example_plays_a_match_at_a_live_table(srv: ServerProcess) -> None:
-    cookie = login_cookie(srv, "nodeowner")
-    token = issue(srv, cookie)["token"]
+def test_the_node_example_plays_a_match_at_a_live_table(srv: ServerProcess, owner: str) -> None:
+    token = fresh_token(srv, owner)
     room = srv.create_room("baishan", players=1, **{**FAST, "hands": 2})["code"]
     seen: list[dict[str, Any]] = []
     url = f"ws://127.0.0.1:{srv.port}/ws/bot"
@@ -119,14 +133,15 @@ def test_the_node_example_plays_a_match_at_a_live_table(srv: ServerProcess) -> N
             assert message["view"]["seat"] == 1
     info = json.loads(srv.get(f"/api/rooms/{room}")[1])
     assert info["status"] == "over" and info["hands_played"] == 2
-    assert info["seats"][1]["name"] == "nodeowner [bot]"
+    assert info["seats"][1]["name"] == "botowner [bot]"
     assert sum(info["totals"]) == 0
 
 
 @pytest.mark.parametrize("mode", ["garbage", "illegal"])
-def test_bad_answers_are_played_by_tuoguan_at_once(srv: ServerProcess, mode: str) -> None:
-    cookie = login_cookie(srv, f"bad{mode}")
-    token = issue(srv, cookie)["token"]
+def test_bad_answers_are_played_by_tuoguan_at_once(
+    srv: ServerProcess, owner: str, mode: str
+) -> None:
+    token = fresh_token(srv, owner)
     room = srv.create_room("baishan", players=1, **FAST)["code"]
     seen: list[dict[str, Any]] = []
     url = f"ws://127.0.0.1:{srv.port}/ws/bot"
@@ -143,9 +158,10 @@ def test_bad_answers_are_played_by_tuoguan_at_once(srv: ServerProcess, mode: str
     assert seen[-2]["type"] == "match_end"  # the table was never stalled
 
 
-def test_a_sleeping_bot_is_timed_out_by_the_table_and_asked_again(srv: ServerProcess) -> None:
-    cookie = login_cookie(srv, "sleeper")
-    token = issue(srv, cookie)["token"]
+def test_a_sleeping_bot_is_timed_out_by_the_table_and_asked_again(
+    srv: ServerProcess, owner: str
+) -> None:
+    token = fresh_token(srv, owner)
     table = {**FAST, "action_seconds": 0.3, "bank_seconds": 0}
     room = srv.create_room("baishan", players=1, **table)["code"]
     seen: list[dict[str, Any]] = []
@@ -163,9 +179,8 @@ def test_a_sleeping_bot_is_timed_out_by_the_table_and_asked_again(srv: ServerPro
     assert seen[-2]["type"] == "match_end"
 
 
-def test_the_bridge_reports_a_refused_join(srv: ServerProcess) -> None:
-    cookie = login_cookie(srv, "nobody")
-    token = issue(srv, cookie)["token"]
+def test_the_bridge_reports_a_refused_join(srv: ServerProcess, owner: str) -> None:
+    token = fresh_token(srv, owner)
     url = f"ws://127.0.0.1:{srv.port}/ws/bot"
     with pytest.raises(BridgeError, match="no_room"):
         asyncio.run(asyncio.wait_for(connect(url, NODE_BOT, room="ZZZZZZ", token=token), 30))
@@ -234,8 +249,8 @@ async def raw_bot(srv: ServerProcess, token: str, room: str, answer: Any) -> lis
     return seen
 
 
-def test_a_huge_answer_is_refused_and_played_by_tuoguan(srv: ServerProcess) -> None:
-    token = issue(srv, login_cookie(srv, "hugeframes"))["token"]
+def test_a_huge_answer_is_refused_and_played_by_tuoguan(srv: ServerProcess, owner: str) -> None:
+    token = fresh_token(srv, owner)
     room = srv.create_room("baishan", players=1, **FAST)["code"]
     seen = asyncio.run(
         asyncio.wait_for(raw_bot(srv, token, room, lambda prompt: ["x" * 10_000]), 120)
@@ -247,16 +262,20 @@ def test_a_huge_answer_is_refused_and_played_by_tuoguan(srv: ServerProcess) -> N
     assert seen[-2]["type"] == "match_end" and seen[-1]["type"] == "bye"
 
 
-def test_a_flooding_bot_is_cut_off_and_the_table_goes_on(srv: ServerProcess) -> None:
-    token = issue(srv, login_cookie(srv, "flooder"))["token"]
-    table = {**FAST, "grace_seconds": 0, "action_seconds": 0.5, "bank_seconds": 0}
-    room = srv.create_room("baishan", players=1, **table)["code"]
-    seen = asyncio.run(asyncio.wait_for(raw_bot(srv, token, room, lambda prompt: ["{}"] * 200), 60))
-    codes = [m.get("code") for m in seen if m["type"] == "error"]
-    assert "rate_limited" in codes and codes[-1] == "abuse"  # the message budget holds
-    for _ in range(100):  # the seat escapes (grace 0): the match ends, nothing waits on the bot
-        info = json.loads(srv.get(f"/api/rooms/{room}")[1])
-        if info["status"] == "over":
-            break
-        asyncio.run(asyncio.sleep(0.1))
-    assert info["status"] == "over"
+def test_a_flooding_bot_is_cut_off_and_the_table_goes_on(tmp_path: Path) -> None:
+    # its own server: the flood puts the address in a cooling-down period (docs/server.md)
+    with ServerProcess(tmp_path / "flood.sqlite") as srv:
+        token = fresh_token(srv, login_cookie(srv, "flooder"))
+        table = {**FAST, "grace_seconds": 0, "action_seconds": 0.5, "bank_seconds": 0}
+        room = srv.create_room("baishan", players=1, **table)["code"]
+        seen = asyncio.run(
+            asyncio.wait_for(raw_bot(srv, token, room, lambda prompt: ["{}"] * 200), 60)
+        )
+        codes = [m.get("code") for m in seen if m["type"] == "error"]
+        assert "rate_limited" in codes and codes[-1] == "abuse"  # the message budget holds
+        for _ in range(100):  # the seat escapes (grace 0): the match ends, nothing waits on it
+            info = json.loads(srv.get(f"/api/rooms/{room}")[1])
+            if info["status"] == "over":
+                break
+            time.sleep(0.1)
+        assert info["status"] == "over"
