@@ -15,6 +15,12 @@ if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sa
     apt-get update -q
     apt-get install -y -q chromium fonts-noto-cjk
 fi
+# The bot protocol's tests run the Node example bot (examples/bots/tile_efficiency.js).
+if ! command -v node >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q nodejs
+fi
 if [ -z "${LAIZI_TEST_POSTGRES_URL:-}" ]; then
     pgdir=$(mktemp -d /tmp/laizi-test-pg.XXXXXX)
     trap 'bash scripts/postgres.sh stop "$pgdir"' EXIT

@@ -4,6 +4,7 @@ seat through ``laizi bot-connect`` and the server's ``/ws/bot`` with a bot token
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -52,7 +53,7 @@ def test_a_person_plays_a_match_against_the_node_example_bot(server, browser):
             "-c",
             "from laizi.cli import main; main()",
             "bot-connect",
-            f"cmd:/usr/bin/node {ROOT / 'examples/bots/tile_efficiency.js'}",
+            f"cmd:{shutil.which('node') or '/usr/bin/node'} {ROOT / 'examples/bots/tile_efficiency.js'}",
             "--room",
             room["code"],
             "--url",
