@@ -20,7 +20,8 @@ from laizi.botproto.bridge import BridgeError, connect
 from tests.server_helpers import ServerProcess, http, login_cookie
 
 ROOT = Path(__file__).resolve().parent.parent
-NODE_BOT = f"{shutil.which('node') or '/usr/bin/node'} {ROOT / 'examples/bots/tile_efficiency.js'}"
+NODE = shutil.which("node") or "/usr/bin/node"
+NODE_BOT = f"{NODE} {ROOT / 'examples/bots/tile_efficiency.js'}"
 MISBEHAVING = f"{sys.executable} {ROOT / 'tests/outside/misbehaving_bot.py'}"
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "claim_window_ms": 0, "hands": 1}
 

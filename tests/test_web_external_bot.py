@@ -4,8 +4,8 @@ seat through ``laizi bot-connect`` and the server's ``/ws/bot`` with a bot token
 from __future__ import annotations
 
 import json
-import shutil
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +18,7 @@ from tests.server_helpers import ServerProcess, http, login_cookie
 from tests.web_browser import launch, new_page, play_until, shot
 
 ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node") or "/usr/bin/node"
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def test_a_person_plays_a_match_against_the_node_example_bot(server, browser):
             "-c",
             "from laizi.cli import main; main()",
             "bot-connect",
-            f"cmd:{shutil.which('node') or '/usr/bin/node'} {ROOT / 'examples/bots/tile_efficiency.js'}",
+            f"cmd:{NODE} {ROOT / 'examples/bots/tile_efficiency.js'}",
             "--room",
             room["code"],
             "--url",
