@@ -130,7 +130,7 @@ def _random_hands(preset: str, hands: int, seed: int) -> Callable[[BotSession], 
         ruleset = make_ruleset(preset)
         settings = ruleset.settings
         for index in range(hands):
-            seat = index % 4
+            seat = (3 * index + 1) % 4  # 1, 0, 3, 2, …: every seat, dealer or not
             bots: list[Bot] = []
             for s in range(4):
                 bot_seed = derive_seed(seed, index, s)
@@ -141,7 +141,8 @@ def _random_hands(preset: str, hands: int, seed: int) -> Callable[[BotSession], 
             play_hand(ruleset, bots, index % 4, wall_seed(seed, index))
             if not session.alive:
                 break
-        return f"{hands} hands, the bot in seats {sorted({i % 4 for i in range(hands)})}"
+        seats = sorted({(3 * i + 1) % 4 for i in range(hands)})
+        return f"{hands} hands, the bot in seats {seats}"
 
     return body
 
@@ -226,7 +227,7 @@ def run_check(
     command: str,
     *,
     timeout: float = 5.0,
-    hands: int = 2,
+    hands: int = 4,
     seed: int = 2026,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:

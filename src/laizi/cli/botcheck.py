@@ -27,7 +27,7 @@ def bot_check(
     timeout: float = typer.Option(
         5.0, "--timeout", min=0.1, max=600, help="Seconds the bot has for each decision."
     ),
-    hands: int = typer.Option(2, "--hands", min=1, max=200, help="Random hands per game."),
+    hands: int = typer.Option(4, "--hands", min=1, max=200, help="Random hands per game."),
     seed: int = typer.Option(2026, "--seed", help="Seed of the random hands."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON line."),
     lang: str | None = LangOption,
