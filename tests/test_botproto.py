@@ -6,6 +6,7 @@ exactly its seat's events and nothing more."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -130,9 +131,15 @@ def test_simulate_takes_cmd_bots_in_any_seat() -> None:
     assert sum(s["hands"] for s in report["seats"]) == 8
 
 
-def test_the_cmd_bot_name_is_checked() -> None:
+def test_the_cmd_bot_name_and_settings_are_checked() -> None:
     assert run("arena", "cmd:", "random", "--hands", "1").returncode == 1
     assert run("arena", 'cmd:python "unclosed', "random", "--hands", "1").returncode == 1
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "LAIZI_BOT_TIMEOUT": "abc"}
+    laizi = [sys.executable, "-c", "from laizi.cli import main; main()"]
+    command = [*laizi, "arena", PYTHON_BOT, "random", "--hands", "1"]
+    bad = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1
+    assert "LAIZI_BOT_TIMEOUT: must be a number of seconds, got 'abc'" in bad.stderr
 
 
 # -- misbehaving bots: 托管 for the decision, bounded, logged -------------------------------------

@@ -102,6 +102,7 @@ def test_a_bad_or_revoked_token_seats_nothing(srv: ServerProcess, owner: str) ->
     room = srv.create_room(players=1, **FAST)["code"]
     refused = asyncio.run(raw_hello(srv, {"type": "hello", "version": 1, "room": room}, "lzb_x"))
     assert refused["code"] == "bad_token"
+    assert refused["message_zh"] == "没有这个有效的机器人令牌：请在 /api/bot-tokens 申请"
     revoked = fresh_token(srv, owner)
     fresh_token(srv, owner)  # revokes the first
     hello = {"type": "hello", "version": 1, "room": room, "token": revoked}

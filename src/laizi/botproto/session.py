@@ -47,6 +47,8 @@ DEFAULT_HELLO_TIMEOUT = 10.0
 """Seconds for the bot to start and answer ``hello`` (``LAIZI_BOT_HELLO_TIMEOUT``)."""
 STRIKES = 3
 """Timeouts in a row after which the bot is stopped."""
+LOGGED_PER_CODE = 100
+"""Incidents of one kind logged one by one per bot process; the rest are counted."""
 KEPT_INCIDENTS = 1000
 """Incidents kept in full per session (a long arena with a broken bot stays small)."""
 
@@ -223,7 +225,8 @@ class BotSession:
         self.counts[code] = self.counts.get(code, 0) + 1
         if len(self.incidents) < KEPT_INCIDENTS:
             self.incidents.append(Incident(code, pid, detail, action.notation(), ms))
-        if self.counts[code] <= 20 or code != self.gone:
+        n = self.counts[code]
+        if n <= LOGGED_PER_CODE:
             log.warning(
                 "bot cmd:%s: prompt %s: %s %s; 托管 played %s",
                 self.command,
@@ -231,6 +234,12 @@ class BotSession:
                 code,
                 detail,
                 action.notation(),
+            )
+        elif n == LOGGED_PER_CODE + 1:
+            log.warning(
+                "bot cmd:%s: more %s incidents: counted, no longer logged one by one",
+                self.command,
+                code,
             )
         self.send(notice(code, pid, action, detail))
         return action

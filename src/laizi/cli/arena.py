@@ -48,7 +48,9 @@ def _guarded(call: Any) -> dict[str, Any]:
 
 @app.command("arena")
 def arena(
-    a: str = typer.Argument(..., help="Bot A: random, greedy, strong or module:Class."),
+    a: str = typer.Argument(
+        ..., help="Bot A: random, greedy, strong, module:Class or cmd:COMMAND (bot protocol)."
+    ),
     b: str = typer.Argument(..., help="Bot B, three copies of which A plays against."),
     rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help="Preset or JSON rules."),
     hands: int = typer.Option(100, "--hands", min=1, help="Walls; each is played four times."),

@@ -46,7 +46,7 @@ def bot_check(
                 seed=seed,
                 progress=lambda name: status.update(f"bot-check: {name}"),
             )
-    except BotStartError as error:
+    except (BotStartError, ValueError) as error:  # a bad command or LAIZI_BOT_* setting
         fail(str(error))
     if as_json:
         typer.echo(dumps(report))

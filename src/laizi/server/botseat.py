@@ -239,8 +239,17 @@ async def bot_websocket(ws: WebSocket) -> None:
         hub.quotas.disconnect(address)
 
 
+REFUSALS_ZH = {
+    "bad_hello": "第一条消息须在 10 秒内发送 hello",
+    "bad_version": f"本服务器使用机器人协议第 {VERSION} 版",
+    "bad_token": "没有这个有效的机器人令牌：请在 /api/bot-tokens 申请",
+    "bad_message": "room：房间号",
+}
+
+
 async def _refuse(ws: WebSocket, code: str, message: str) -> None:
-    await ws.send_text(_frame({"type": "error", "code": code, "message": message}))
+    refusal = {"type": "error", "code": code, "message": message, "message_zh": REFUSALS_ZH[code]}
+    await ws.send_text(_frame(refusal))
     await ws.close(code=1008)
 
 
