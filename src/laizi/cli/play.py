@@ -10,7 +10,7 @@ from rich.console import Console
 
 from laizi.bots.base import BotError
 from laizi.cli.common import LangOption, app, fail, lang_or_exit, load_json_option
-from laizi.numbers import number_text
+from laizi.i18n import pick
 from laizi.rules import SettingsError
 from laizi.terminal import TerminalTable
 
@@ -49,4 +49,4 @@ def play(
     except (BotError, SettingsError, ValueError) as error:
         fail(str(error))
     totals = table.run(hands)
-    typer.echo("  ".join(number_text(t) for t in totals))
+    typer.echo(pick(language, "比赛总分：", "match totals: ") + table.by_seat(totals))
