@@ -236,6 +236,9 @@ class Verdict:
     hands: int
     message: str
     index: int | None = None
+    results: tuple[dict[str, Any], ...] = ()
+    """Each hand that checked out: ``hand`` (its number), ``reason``, ``winner``, ``escaped``
+    and ``payments`` (exact), for a caller that words the verdict itself."""
 
 
 def verify(events: list[dict[str, Any]]) -> Verdict:
@@ -255,6 +258,7 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
     totals = None
     previous: HandState | None = None
     summary = []
+    results: list[dict[str, Any]] = []
     for hand_index, (lo, hi) in enumerate(itertools.pairwise(bounds)):
         try:
             state, _ = replay_record(events[lo:hi])
@@ -274,11 +278,20 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
         payments = state.result["payments"]
         totals = tuple(a + b for a, b in zip(state.scores, payments, strict=True))
         winner = state.result["winner"]
+        results.append(
+            {
+                "hand": state.hand_number,
+                "reason": state.result["reason"],
+                "winner": winner,
+                "escaped": state.result.get("escaped"),
+                "payments": tuple(payments),
+            }
+        )
         summary.append(
             f"hand {state.hand_number}: {state.result['reason']}"
             + ("" if winner is None else f" by seat {winner}")
         )
-    return Verdict(True, len(starts), "; ".join(summary))
+    return Verdict(True, len(starts), "; ".join(summary), results=tuple(results))
 
 
 def _does_not_follow(previous: HandState, state: HandState, totals: Any) -> str | None:
