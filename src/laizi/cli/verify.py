@@ -55,7 +55,13 @@ def verify_command(
         )
     else:
         typer.echo(
-            verdict_text(verdict.ok, verdict.hands, verdict.message, verdict.results, language)
+            verdict_text(
+                verdict.ok,
+                verdict.hands,
+                verdict.message_zh if language == "zh" and verdict.message_zh else verdict.message,
+                verdict.results,
+                language,
+            )
         )
     if not verdict.ok:
         raise typer.Exit(EXIT_VERIFY_FAILED)
