@@ -203,3 +203,24 @@ def test_readme_tells_a_newcomer_what_to_do() -> None:
     assert "laizi serve --port 8080" in flat
     assert "apt-get" in flat and "root" in flat
     assert "about 7 minutes" in flat
+
+
+# -- replay's words in both languages --------------------------------------------------------------
+def test_a_bad_replay_script_is_worded_in_both_languages() -> None:
+    script = json.dumps(
+        {
+            "rules": "wuhan-hongzhong-kaikou",
+            "dealer": 0,
+            "hands": ["123m", "", "", ""],
+            "indicator": "5m",
+            "actions": [],
+        }
+    )
+    zh = run("replay", "-", "--lang", "zh", stdin=script)
+    en = run("replay", "-", "--lang", "en", stdin=script)
+    assert zh.returncode == en.returncode == 1
+    assert zh.stderr == "laizi: 输入有误: hands[0]：有 3 张牌，应是 14 张\n"
+    assert en.stderr == "laizi: bad input: hands[0]: has 3 tiles, needs 14\n"
+    unknown = json.dumps({"rules": "wuhan-hongzhong-kaikou", "colour": 1})
+    zh = run("replay", "-", "--lang", "zh", stdin=unknown)
+    assert zh.returncode == 1 and zh.stderr == "laizi: 输入有误: colour：没有这个键\n"
