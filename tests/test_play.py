@@ -265,3 +265,24 @@ def test_end_of_input_escapes_without_asking_and_chinese_texts():
     )
     assert table2.run(hands=1)[0] == -400
     assert "Leaving now" not in buffer2.getvalue()
+
+
+def test_a_drawn_baishan_hand_with_kong_payments_does_not_say_nobody_pays():
+    import io
+
+    from rich.console import Console
+
+    from laizi.terminal import TerminalTable
+
+    for lang, words in (
+        ("en", "drawn hand: the kong payments stand"),
+        ("zh", "流局（荒庄）：杠钱照付"),
+    ):
+        buffer = io.StringIO()
+        table = TerminalTable("baishan", seed=1, lang=lang, console=Console(file=buffer, width=160))
+        kongs = (Fraction(-2), Fraction(6), Fraction(-2), Fraction(-2))
+        result = {"reason": "drawn", "winner": None, "payments": kongs, "settlement": None}
+        table.show_end({"result": {"hands": ["1m", "2m", "3m", "4m"]}}, result)
+        out = buffer.getvalue()
+        assert words in out and "nobody pays" not in out and "不计分" not in out
+        assert ("seat 1 (bot strong) +6" if lang == "en" else "座位 1（机器人 strong） +6") in out

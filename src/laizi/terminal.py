@@ -370,6 +370,9 @@ class TerminalTable:
         if result["reason"] == "win":
             c.print(pick(lang, f"座位 {result['winner']} 胡牌", f"seat {result['winner']} wins"))
             c.print(result["settlement"].explain(lang))
+        elif result["reason"] == "drawn" and any(result["payments"]):
+            # Baishan: kongs are paid on the spot and stand whatever the end (Part B)
+            c.print(pick(lang, "流局（荒庄）：杠钱照付", "drawn hand: the kong payments stand"))
         elif result["reason"] == "drawn":
             c.print(pick(lang, "流局（荒庄）：不计分", "drawn hand: nobody pays"))
         else:
