@@ -120,5 +120,7 @@ def test_messages_come_in_chinese_too():
 
 def test_deal_rejects_unknown_rules_and_bad_seeds():
     assert run("deal", "--rules", "wuhan-nope").returncode == 1
-    result = run("deal", "--seed", "12")
+    result = run("deal", "--seed", "12xyz")  # a whole number (as play/arena take) is fine
     assert result.returncode == 1 and "seed" in result.stderr
+    result = run("deal", "--seed", "ab" * 31)  # 62 hex digits: neither form
+    assert result.returncode == 1 and "--seed" in result.stderr

@@ -16,6 +16,7 @@ import hashlib
 import secrets
 import string
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from rich.console import Console
@@ -28,9 +29,10 @@ from laizi.engine.actions import ABANDON, DISCARD
 from laizi.engine.view import seat_event
 from laizi.i18n import Lang, pick
 from laizi.numbers import number_text
-from laizi.tiles import format_tile, parse_tile, parse_tiles
+from laizi.rules.wuhan.explain import FACTOR_NAMES
+from laizi.tiles import format_tile, parse_tile, parse_tiles, tile_name
 
-__all__ = ["TerminalTable", "action_keys"]
+__all__ = ["TerminalTable", "action_keys", "factor_text", "multiplier_text", "tile_legend"]
 
 ACTION_NAMES = {
     "discard": ("打", "discard"),
@@ -52,6 +54,44 @@ MELD_NAMES = {
     "concealed_kong": ("暗杠", "concealed kong"),
 }
 OTHER_KEYS = string.digits[1:] + string.ascii_uppercase
+
+
+def factor_text(factor: dict[str, Any], lang: Lang) -> str:
+    """One factor of a multiplier as a player reads it, e.g. ``开口(3次)×2`` / ``opened (3)×2``.
+
+    ``factor`` is already the whole factor (the view aggregates: kaikou's three openings are
+    ×2 once, two red dragons laid out ×4), so the count is said in words, never as a power.
+
+    >>> factor_text({"name": "opened", "factor": 2, "count": 3}, "en")
+    'opened (3)×2'
+    >>> factor_text({"name": "hongzhong_gang", "factor": 4, "count": 2}, "zh")
+    '红中杠(2次)×4'
+    >>> factor_text({"name": "self_draw", "factor": 1.5, "count": 1}, "en")
+    'self-drawn×1.5'
+    """
+    zh, en = FACTOR_NAMES.get(factor["name"], (factor["name"], factor["name"]))
+    name = pick(lang, zh, en)
+    count = factor.get("count", 1)
+    if count > 1:
+        name += pick(lang, f"({count}次)", f" ({count})")
+    return f"{name}×{number_text(Fraction(str(factor['factor'])))}"
+
+
+def multiplier_text(multiplier: dict[str, Any], lang: Lang) -> str:
+    """``×4 (opened (3)×2, laizi laid out×2)``: the factors shown multiply to the total shown."""
+    parts = [factor_text(f, lang) for f in multiplier.get("factors", [])]
+    total = number_text(Fraction(str(multiplier.get("total", 1))))
+    return f"×{total}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def tile_legend(lang: Lang) -> str:
+    """How to read a tile code: the suits, the honours 1z–7z, and the laizi / must-gang marks."""
+    honors = " ".join(f"{n}z={tile_name(26 + n, lang)}" for n in range(1, 8))
+    return pick(
+        lang,
+        f"图例：1m–9m=万  1p–9p=筒  1s–9s=条  {honors}  *=癞子  !=必杠",
+        f"legend: 1m–9m=Characters  1p–9p=Dots  1s–9s=Bamboo  {honors}  *=laizi  !=must-gang",
+    )
 
 
 def action_keys(legal: Sequence[Action], hand: Sequence[int]) -> dict[str, Action]:
@@ -96,6 +136,7 @@ class TerminalTable:
         self.read_line = read_line
         self.match = Match(self.ruleset, dealer=0)
         self.log: list[str] = []
+        self._input_ended = False
         for s in range(4):
             if s != seat:
                 make_bot(bots, self.settings, 0)
@@ -153,28 +194,65 @@ class TerminalTable:
         return stayed
 
     def ask(self, prompt: str, allowed: set[str]) -> str | None:
+        """Ask until one of ``allowed`` (or ``q``) is typed; None for ``q`` or end of input.
+
+        Prompts are plain text, never rich markup: ``[n]`` is shown as typed."""
         while True:
-            self.console.print(prompt)
+            self.console.print(Text(prompt))
             self.console.print("> ", end="")
             line = self.read_line()
             if line is None:
+                self._input_ended = True
                 return None
             key = line.strip()
             if key in allowed:
                 return key
             if key == "q":
                 return None
-            self.console.print(pick(self.lang, f"没有 {key!r} 这个选项", f"no choice {key!r}"))
+            self.console.print(
+                Text(pick(self.lang, f"没有 {key!r} 这个选项", f"no choice {key!r}"))
+            )
+
+    def escape_penalty(self) -> str:
+        """What leaving a hand in progress costs (A9), as text."""
+        return number_text(self.settings.escape_penalty * self.settings.base)
+
+    def confirm_escape(self) -> bool:
+        """``q`` during a hand: say the penalty and ask again; True only for ``y``."""
+        penalty = self.escape_penalty()
+        answer = self.ask(
+            pick(
+                self.lang,
+                f"现在离开算逃跑，要付 {penalty} 分，本场比赛结束。确定？[y] 离开  [n] 继续打",
+                f"Leaving now is an escape: you pay {penalty} and the match ends. "
+                "Sure? [y] leave  [n] keep playing",
+            ),
+            {"y", "n"},
+        )
+        return answer == "y"
 
     def choose(self, seen: dict[str, Any], legal: Sequence[Action]) -> Action | None:
         hand = sorted(set(parse_tiles(seen["concealed"])))
         keys = action_keys(legal, hand)
         self.show(seen, keys)
-        prompt = pick(self.lang, "按键选择（q 退出=逃跑）", "type a key (q quits = escape)")
-        key = self.ask(prompt, set(keys) - {"q"})
-        return None if key is None else keys[key]
+        penalty = self.escape_penalty()
+        prompt = pick(
+            self.lang,
+            f"按键选择（q 离开=逃跑，付 {penalty} 分）",
+            f"type a key (q leaves = escape, you pay {penalty})",
+        )
+        while True:
+            line_key = self.ask(prompt, set(keys) - {"q"})
+            if line_key is not None:
+                return keys[line_key]
+            if self._input_ended or self.confirm_escape() or self._input_ended:
+                return None
 
     # --- drawing ----------------------------------------------------------------------------
+    def named(self, text: str, mark: str = "") -> str:
+        """A tile code with its name: ``7z*(红中)`` / ``7z*(Red Dragon)``."""
+        return f"{text}{mark}({tile_name(parse_tile(text), self.lang)})"
+
     def tile(self, text: str, seen: dict[str, Any]) -> Text:
         tile = parse_tile(text)
         if seen.get("laizi") is not None and tile == parse_tile(seen["laizi"]):
@@ -197,13 +275,13 @@ class TerminalTable:
         c.rule(pick(lang, f"第 {seen['hand'] + 1} 局", f"Hand {seen['hand'] + 1}"))
         parts = []
         if seen.get("indicator"):
-            parts.append(pick(lang, "翻牌", "indicator") + f" {seen['indicator']}")
-            parts.append(pick(lang, "癞子", "laizi") + f" {seen['laizi']}*")
-            gang = " ".join(f"{t}!" for t in seen["must_gang"])
+            parts.append(pick(lang, "翻牌", "indicator") + f" {self.named(seen['indicator'])}")
+            parts.append(pick(lang, "癞子", "laizi") + f" {self.named(seen['laizi'], '*')}")
+            gang = " ".join(self.named(t, "!") for t in seen["must_gang"])
             parts.append(pick(lang, "必杠", "must-gang") + f" {gang}")
         parts.append(pick(lang, "牌墙", "wall") + f" {seen['tiles_left']}")
         specials = "  ".join(parts)
-        c.print(f"{self.settings.preset} · {specials}")
+        c.print(Text(f"{self.settings.preset} · {specials}"))
         table = Table(show_lines=False)
         headers = (
             pick(lang, "座位", "seat"),
@@ -227,23 +305,18 @@ class TerminalTable:
                 melds.append(f"{name} {meld['tiles'] or '????'}  ")
             if player["laid_out"]:
                 melds.append_text(self.tiles(player["laid_out"], seen))
-            multiplier = player.get("multiplier", {})
-            parts = [
-                f"{f['name']}×{f['factor']}" + (f"^{f['count']}" if f.get("count", 1) > 1 else "")
-                for f in multiplier.get("factors", [])
-            ]
-            mult = f"×{multiplier.get('total', 1)}" + (f" ({', '.join(parts)})" if parts else "")
-            if "multiplier" not in player:
-                mult = "—"  # Baishan counts fans at the end, not a running multiplier
+            # Baishan counts fans at the end, not a running multiplier: "—"
+            mult = multiplier_text(player["multiplier"], lang) if "multiplier" in player else "—"
             table.add_row(
                 label,
                 mult,
                 melds,
                 self.tiles(player["discards"], seen),
                 str(player["hand_size"]),
-                str(seen["scores"][s]),
+                number_text(Fraction(str(seen["scores"][s]))),
             )
         c.print(table)
+        c.print(Text(tile_legend(lang), style="dim"))
         for line in self.log[-6:]:
             c.print(f"  {line}")
         own = [format_tile(t) for t in parse_tiles(seen["concealed"])]
@@ -293,13 +366,42 @@ class TerminalTable:
         assert result is not None
         c.rule(pick(lang, "本局结束", "End of the hand"))
         for s, hand in enumerate(seen["result"]["hands"]):
-            c.print(f"{s}: {hand}")
+            c.print(Text(f"{self.seat_label(s)}: {hand}"))
         if result["reason"] == "win":
             c.print(pick(lang, f"座位 {result['winner']} 胡牌", f"seat {result['winner']} wins"))
             c.print(result["settlement"].explain(lang))
+        elif result["reason"] == "drawn" and any(result["payments"]):
+            # Baishan: kongs are paid on the spot and stand whatever the end (Part B)
+            c.print(pick(lang, "流局（荒庄）：杠钱照付", "drawn hand: the kong payments stand"))
         elif result["reason"] == "drawn":
             c.print(pick(lang, "流局（荒庄）：不计分", "drawn hand: nobody pays"))
         else:
             c.print(pick(lang, f"座位 {result['escaped']} 逃跑", f"seat {result['escaped']} left"))
-        payments = "  ".join(number_text(p) for p in result["payments"])
-        c.print(pick(lang, "本局得分：", "payments: ") + payments)
+        c.print(Text(pick(lang, "本局得分：", "payments: ") + self.by_seat(result["payments"])))
+        c.print(
+            Text(
+                pick(lang, "累计总分：", "totals so far: ")
+                + self.by_seat(self.totals_after(result))
+            )
+        )
+
+    def seat_label(self, seat: int) -> str:
+        """``座位 0（你）`` / ``seat 1 (strong)``."""
+        if seat == self.seat:
+            return pick(self.lang, f"座位 {seat}（你）", f"seat {seat} (you)")
+        bot = self.bot_name
+        return pick(self.lang, f"座位 {seat}（机器人 {bot}）", f"seat {seat} (bot {bot})")
+
+    def by_seat(self, amounts: Sequence[Any]) -> str:
+        """Four amounts, each after its seat's label, signed, fractions as fractions."""
+        return "  ".join(
+            f"{self.seat_label(s)} {_signed(Fraction(a))}" for s, a in enumerate(amounts)
+        )
+
+    def totals_after(self, result: dict[str, Any]) -> list[Fraction]:
+        """The match totals once this hand's payments are booked."""
+        return [t + Fraction(p) for t, p in zip(self.match.totals, result["payments"], strict=True)]
+
+
+def _signed(value: Fraction) -> str:
+    return ("+" if value > 0 else "") + number_text(value)

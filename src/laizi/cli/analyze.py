@@ -9,9 +9,19 @@ import typer
 
 from laizi import jsonsafe
 from laizi.analysis import Analysis, analyze, analyze_text
-from laizi.cli.common import EXIT_BAD_INPUT, LangOption, app, dumps, fail, lang_or_exit
+from laizi.cli.common import (
+    EXIT_BAD_INPUT,
+    RULES_HELP,
+    LangOption,
+    app,
+    dumps,
+    fail,
+    lang_or_exit,
+    load_json_option,
+)
 from laizi.i18n import Lang, pick
 from laizi.rules.registry import GAMES, find_game
+from laizi.rules.settings import Settings, SettingsError
 from laizi.tiles import count_vector, format_tile, parse_tile, parse_tiles, tile_name
 
 _INPUT_KEYS = frozenset(("hand", "laizi", "game"))
@@ -24,7 +34,13 @@ def analyze_command(
         help="The concealed tiles, e.g. 123456789m1255p7z. Omit to read JSON lines from stdin.",
     ),
     laizi: str = typer.Option(None, "--laizi", "-l", help="The laizi (wildcard) kind, e.g. 7z."),
-    game: str = typer.Option("wuhan", "--game", help="wuhan, or baishan for its special shapes."),
+    rules: str = typer.Option(
+        "wuhan-hongzhong-kaikou",
+        "--rules",
+        help=RULES_HELP + " Only its game matters here (baishan: seven pairs, thirteen orphans); "
+        "a game id (" + ", ".join(GAMES) + ") also works.",
+    ),
+    game: str | None = typer.Option(None, "--game", hidden=True, help="Old spelling of --rules."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as one JSON object."),
     lang: str = LangOption,
 ) -> None:
@@ -38,6 +54,7 @@ def analyze_command(
             fail('--laizi goes with HAND; in JSON-lines mode give "laizi" on each line', code=2)
         sys.exit(_batch())
     language = lang_or_exit(lang)
+    game = game if game is not None else _game_of(rules)
     try:
         result = analyze_text(hand, laizi, game)
     except ValueError as error:
@@ -46,6 +63,16 @@ def analyze_command(
         typer.echo(dumps(result.to_json()))
     else:
         typer.echo(readable(result, language))
+
+
+def _game_of(rules: str) -> str:
+    """The game ``--rules`` names: a game id, a preset or JSON rules (exit 1 naming it if bad)."""
+    if rules in GAMES:
+        return rules
+    try:
+        return Settings.from_json(load_json_option("--rules", rules)).game
+    except SettingsError as error:
+        fail(f"--rules: {error}")
 
 
 def readable(result: Analysis, lang: Lang) -> str:

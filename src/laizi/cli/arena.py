@@ -13,7 +13,15 @@ from rich.console import Console
 from rich.table import Table
 
 from laizi.bots.base import BotError
-from laizi.cli.common import LangOption, app, dumps, fail, lang_or_exit, load_json_option
+from laizi.cli.common import (
+    RULES_HELP,
+    LangOption,
+    app,
+    dumps,
+    fail,
+    lang_or_exit,
+    load_json_option,
+)
 from laizi.i18n import Lang, pick
 from laizi.rules import SettingsError
 from laizi.sim import arena as run_arena
@@ -52,7 +60,7 @@ def arena(
         ..., help="Bot A: random, greedy, strong, module:Class or cmd:COMMAND (bot protocol)."
     ),
     b: str = typer.Argument(..., help="Bot B, three copies of which A plays against."),
-    rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help="Preset or JSON rules."),
+    rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),
     hands: int = typer.Option(100, "--hands", min=1, help="Walls; each is played four times."),
     seed: int = typer.Option(0, "--seed", help="Run seed: walls and bots derive from it."),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
@@ -141,7 +149,7 @@ def _stats_table(lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> Table:
 @app.command("simulate")
 def simulate(
     bots: str = typer.Option(..., "--bots", help="Four bot names, seat order: A,B,C,D."),
-    rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help="Preset or JSON rules."),
+    rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),
     hands: int = typer.Option(100, "--hands", min=1, help="Hands to play."),
     seed: int = typer.Option(0, "--seed", help="Run seed: walls and bots derive from it."),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
+from typer.core import TyperOption
 
 from laizi import jsonsafe
 from laizi.i18n import Lang, resolve_lang
+from laizi.rules.settings import PRESETS
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 1
@@ -30,6 +32,22 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+RULES_HELP = (
+    "The game: a preset (" + ", ".join(PRESETS) + ") or a JSON rules object "
+    '(\'{"preset": "wuhan-hongzhong-kaikou", "mode": "koukou"}\').'
+)
+"""``--rules`` help, the same for every command that takes it: it lists the presets."""
+
+_option_type = TyperOption.display_type_rich
+
+
+def _flag_has_no_value(self: TyperOption, ctx: Any) -> str | None:
+    """A flag (``--json``, ``--help``) takes no value: show none, not a made-up ``<bool>``."""
+    return None if self.is_flag else _option_type(self, ctx)
+
+
+TyperOption.display_type_rich = _flag_has_no_value  # type: ignore[method-assign]  # see above
 
 LangOption = typer.Option(
     None, "--lang", help="Language of the text: zh or en (else LAIZI_LANG, else the locale)."

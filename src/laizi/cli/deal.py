@@ -1,4 +1,4 @@
-"""``laizi deal [--rules P] [--seed HEX] [--hands N]``: hands of uniformly random legal actions.
+"""``laizi deal [--rules P] [--seed N|HEX] [--hands N]``: hands of uniformly random legal actions.
 
 Each hand's seed is drawn with :mod:`secrets` unless ``--seed`` is given; the random actions come
 from a ``random.Random`` seeded with the first seed (randomness lives here, never in the engine),
@@ -16,22 +16,46 @@ import secrets
 
 import typer
 
-from laizi.cli.common import app, fail, load_json_option
+from laizi.cli.common import RULES_HELP, app, fail, load_json_option
 from laizi.engine.match import Match
 from laizi.engine.playout import play_out
 from laizi.engine.record import dumps_event
-from laizi.engine.wall import SEED_BYTES, WallError, parse_seed
+from laizi.engine.wall import SEED_BYTES, parse_seed
 from laizi.rules.registry import make_ruleset
 
 __all__ = ["deal"]
 
 
+def seed_bytes(text: str) -> bytes:
+    """``--seed``: 64 hex digits are the wall's seed itself; a whole number (the form ``play``,
+    ``arena`` and ``simulate`` take) gives ``SHA-256("laizi-deal:N")``.
+
+    >>> seed_bytes("7") == seed_bytes(" 7 ") != seed_bytes("8")
+    True
+    >>> seed_bytes("5a" * 32) == bytes.fromhex("5a" * 32)
+    True
+    """
+    cleaned = text.strip()
+    if len(cleaned.lower().removeprefix("0x")) == 2 * SEED_BYTES:
+        return parse_seed(cleaned)
+    try:
+        number = int(cleaned, 10)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is neither a whole number nor {2 * SEED_BYTES} hex digits"
+        ) from None
+    return hashlib.sha256(f"laizi-deal:{number}".encode()).digest()
+
+
 @app.command("deal")
 def deal(
-    rules: str = typer.Option(
-        "wuhan-hongzhong-kaikou", "--rules", help="A preset name, or a JSON rules object."
+    rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),
+    seed: str | None = typer.Option(
+        None,
+        "--seed",
+        help="A whole number, as for play, arena and simulate (reproducible walls derive from "
+        "it), or the wall's own seed as 64 hex digits (as a record reveals it).",
     ),
-    seed: str | None = typer.Option(None, "--seed", help="The wall's seed: 64 hex digits."),
     dealer: int = typer.Option(0, "--dealer", min=0, max=3, help="The first dealer's seat."),
     hands: int = typer.Option(1, "--hands", min=1, help="Hands to play as one match."),
     json_output: bool = typer.Option(
@@ -45,8 +69,8 @@ def deal(
     except ValueError as error:
         fail(f"--rules: {error}")
     try:
-        first = parse_seed(seed) if seed is not None else secrets.token_bytes(SEED_BYTES)
-    except WallError as error:
+        first = seed_bytes(seed) if seed is not None else secrets.token_bytes(SEED_BYTES)
+    except ValueError as error:  # WallError is one
         fail(f"--seed: {error}")
     choose = random.Random(first).choice
     match = Match(ruleset, dealer=dealer)

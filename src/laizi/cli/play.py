@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 
 from laizi.bots.base import BotError
-from laizi.cli.common import LangOption, app, fail, lang_or_exit, load_json_option
-from laizi.numbers import number_text
+from laizi.cli.common import RULES_HELP, LangOption, app, fail, lang_or_exit, load_json_option
+from laizi.i18n import pick
 from laizi.rules import SettingsError
 from laizi.terminal import TerminalTable
 
@@ -24,7 +24,7 @@ def _read_line() -> str | None:
 
 @app.command("play")
 def play(
-    rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help="Preset or JSON rules."),
+    rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),
     seat: int = typer.Option(0, "--seat", min=0, max=3, help="Your seat."),
     bots: str = typer.Option("strong", "--bots", help="The three opponents' bot."),
     seed: int | None = typer.Option(
@@ -49,4 +49,4 @@ def play(
     except (BotError, SettingsError, ValueError) as error:
         fail(str(error))
     totals = table.run(hands)
-    typer.echo("  ".join(number_text(t) for t in totals))
+    typer.echo(pick(language, "比赛总分：", "match totals: ") + table.by_seat(totals))

@@ -9,6 +9,8 @@ actions and adds a last line saying who may act there and what is legal (``legal
 
 from __future__ import annotations
 
+import re
+
 import typer
 
 from laizi.cli.common import (
@@ -57,7 +59,7 @@ def replay(
     try:
         result = run_script(obj, stop_after)
     except ScriptError as error:
-        fail(f"{pick(language, '输入有误', 'bad input')}: {error}")
+        fail(f"{pick(language, '输入有误', 'bad input')}: {script_error_text(error, language)}")
     except ScriptIllegal as error:
         _print(error.result.events if error.result else [])
         fail(_illegal_text(error, language), EXIT_ILLEGAL_ACTION)
@@ -76,6 +78,46 @@ def replay(
     _print(result.events)
     if stop_after is not None:
         typer.echo(dumps({"type": "legal", "after": stop_after, **legal_now(result.state)}))
+
+
+_SCRIPT_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), zh)
+    for pattern, zh in (
+        (r"must be tile notation or a list of tiles", "必须是牌的写法（如 123m）或牌的列表"),
+        (r"must be a JSON object", "必须是一个 JSON 对象"),
+        (r"unknown key", "没有这个键"),
+        (r"missing", "缺少"),
+        (r"must be a seat 0–3", "必须是座位 0–3"),
+        (r"must be four hands, index = seat", "必须是四手牌，下标就是座位"),
+        (r"must be tile notation", "必须是牌的写法（如 123m）"),
+        (r"has (\d+) tiles, needs (\d+)", "有 {0} 张牌，应是 {1} 张"),
+        (r'missing: one tile, e\.g\. "5m"', '缺少：一张牌，例如 "5m"'),
+        (r"this game turns no indicator", "这种玩法不翻牌"),
+        (
+            r"draws and replacements name more than the (\d+) tiles left",
+            "摸牌和补牌列出的牌比剩下的 {0} 张还多",
+        ),
+        (r"must be a list of actions", "必须是动作的列表"),
+    )
+)
+
+
+def script_error_text(error: ScriptError, language: str) -> str:
+    """A bad script's message (``field: why``) in ``language``; the field stays as written.
+
+    >>> script_error_text(ScriptError("hands[2]", "has 12 tiles, needs 13"), "zh")
+    'hands[2]：有 12 张牌，应是 13 张'
+    >>> script_error_text(ScriptError("hands[2]", "has 12 tiles, needs 13"), "en")
+    'hands[2]: has 12 tiles, needs 13'
+    """
+    if language != "zh":
+        return str(error)
+    why = str(error).removeprefix(f"{error.field}: ")
+    for pattern, zh in _SCRIPT_ZH:
+        found = pattern.fullmatch(why)
+        if found:
+            return f"{error.field}：{zh.format(*found.groups())}"
+    return f"{error.field}：{why}"
 
 
 def _illegal_text(error: ScriptIllegal, language: str) -> str:

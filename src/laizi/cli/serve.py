@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
+import socket
 
 import typer
 
-from laizi.cli.common import app, fail
+from laizi.cli.common import EXIT_USAGE, LangOption, app, fail, lang_or_exit
+from laizi.i18n import Lang, pick
 
 __all__ = ["serve"]
 
@@ -15,7 +18,14 @@ __all__ = ["serve"]
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    port: int = typer.Option(
+        8000,
+        "--port",
+        min=1,
+        max=65535,
+        help="Port to listen on (http://HOST:PORT/). If it is taken, laizi serve says so and "
+        "exits: pick another, e.g. --port 8080.",
+    ),
     db: str = typer.Option(
         None,
         "--db",
@@ -55,8 +65,10 @@ def serve(
     ),
     spectators_per_room: int = typer.Option(50, help="Spectators of one room."),
     lobby_cache_ms: int = typer.Option(1000, help="The lobby is rebuilt at most this often."),
+    lang: str | None = LangOption,
 ) -> None:
     """Run the online table: rooms, the WebSocket protocol (docs/protocol.md), recovery."""
+    language = lang_or_exit(lang)
     try:
         import uvicorn
 
@@ -93,6 +105,9 @@ def serve(
         )
     except ValueError as error:
         fail(f"--{str(error).replace('_', '-')}", code=2)
+    problem = port_problem(host, port)
+    if problem is not None:  # before anything starts: no "ready" line for a port we can't have
+        fail(_port_text(problem, host, port, language), code=EXIT_USAGE)
     url = db or default_db_url()
     try:  # a bad URL or an unwritable file is a clear message now, not a traceback later
         Store(url).close()
@@ -111,6 +126,50 @@ def serve(
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies,
         server_header=False,
+    )
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why ``host:port`` can't be listened on now (``"in_use"``, ``"denied"`` or the system's
+    words), or None when it can.  The test binds the way uvicorn will (``SO_REUSEADDR``), so a
+    port a previous run left in TIME_WAIT is not reported as taken."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        return str(error.strerror or error)
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    return "in_use"
+                if error.errno == errno.EACCES:
+                    return "denied"
+                return str(error.strerror or error)
+    return None
+
+
+def _port_text(problem: str, host: str, port: int, lang: Lang) -> str:
+    if problem == "in_use":
+        return pick(
+            lang,
+            f"端口 {port} 已被占用（{host}）：另选一个端口，例如 laizi serve --port {port + 1}",
+            f"port {port} on {host} is already in use: pick another one, "
+            f"e.g. laizi serve --port {port + 1}",
+        )
+    if problem == "denied":
+        return pick(
+            lang,
+            f"没有权限监听端口 {port}（{host}）：用 1024 以上的端口，例如 --port 8000",
+            f"not allowed to listen on port {port} on {host}: use a port above 1023, "
+            "e.g. --port 8000",
+        )
+    return pick(
+        lang,
+        f"无法监听 {host}:{port}：{problem}",
+        f"cannot listen on {host}:{port}: {problem}",
     )
 
 

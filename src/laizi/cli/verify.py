@@ -21,8 +21,8 @@ from laizi.cli.common import (
     lang_or_exit,
     read_text,
 )
+from laizi.cli.verdict_text import problem_text, verdict_text
 from laizi.engine.record import RecordError, parse_record, verify
-from laizi.i18n import pick
 
 __all__ = ["verify_command"]
 
@@ -40,7 +40,7 @@ def verify_command(
     try:
         events = parse_record(text)
     except RecordError as error:
-        fail(f"{record}: {error}")
+        fail(f"{record}: {problem_text(str(error), language)}")
     verdict = verify(events)
     if json_output:
         typer.echo(
@@ -53,15 +53,15 @@ def verify_command(
                 }
             )
         )
-    elif verdict.ok:
+    else:
         typer.echo(
-            pick(
+            verdict_text(
+                verdict.ok,
+                verdict.hands,
+                verdict.message_zh if language == "zh" and verdict.message_zh else verdict.message,
+                verdict.results,
                 language,
-                f"通过：{verdict.hands} 局核对无误（{verdict.message}）",
-                f"ok: {verdict.hands} hand(s) verified ({verdict.message})",
             )
         )
-    else:
-        typer.echo(pick(language, f"不通过：{verdict.message}", f"FAILED: {verdict.message}"))
     if not verdict.ok:
         raise typer.Exit(EXIT_VERIFY_FAILED)

@@ -34,6 +34,7 @@ from laizi.engine.actions import (
     ActionError,
 )
 from laizi.engine.game import IllegalAction, apply, new_hand, number
+from laizi.engine.illegal import why_illegal
 from laizi.engine.state import HandState
 from laizi.engine.wall import WallError, commitment, parse_contributions, parse_seed
 from laizi.rules.registry import make_ruleset
@@ -56,8 +57,10 @@ _TILE_DECISIONS = (DISCARD, LAY_OUT, CONCEALED_KONG, ADDED_KONG)
 class RecordError(ValueError):
     """A record that does not check out; ``index`` is the 0-based index of the first bad event."""
 
-    def __init__(self, index: int, message: str) -> None:
+    def __init__(self, index: int, message: str, message_zh: str | None = None) -> None:
         self.index = index
+        self.message_zh = message_zh
+        """The message in Chinese where the engine words it itself (an illegal action)."""
         super().__init__(f"event {index}: {message}")
 
 
@@ -208,7 +211,12 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
         try:
             new = apply(state, action)
         except IllegalAction as error:
-            raise RecordError(index, f"illegal: {error}") from None
+            legal = "、".join(a.notation() for a in error.legal) or "无"
+            zh = (
+                f"非法动作：{error.action.notation()} 不合法：{why_illegal(state, action, 'zh')}；"
+                f"合法的动作：{legal}"
+            )
+            raise RecordError(index, f"illegal: {error}", zh) from None
         _compare(new, events, index)
         produced += new
         index += len(new)
@@ -236,6 +244,11 @@ class Verdict:
     hands: int
     message: str
     index: int | None = None
+    message_zh: str | None = None
+    """``message`` in Chinese when the engine words it itself (an illegal action)."""
+    results: tuple[dict[str, Any], ...] = ()
+    """Each hand that checked out: ``hand`` (its number), ``reason``, ``winner``, ``escaped``
+    and ``payments`` (exact), for a caller that words the verdict itself."""
 
 
 def verify(events: list[dict[str, Any]]) -> Verdict:
@@ -255,13 +268,15 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
     totals = None
     previous: HandState | None = None
     summary = []
+    results: list[dict[str, Any]] = []
     for hand_index, (lo, hi) in enumerate(itertools.pairwise(bounds)):
         try:
             state, _ = replay_record(events[lo:hi])
         except RecordError as error:
             index = lo + error.index
             message = str(error).split(": ", 1)[1]
-            return Verdict(False, hand_index, f"event {index}: {message}", index)
+            zh = None if error.message_zh is None else f"event {index}: {error.message_zh}"
+            return Verdict(False, hand_index, f"event {index}: {message}", index, zh)
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
             # A field of an unexpected type somewhere in the hand: the record does not check out.
             return Verdict(False, hand_index, f"event {lo}: unreadable hand: {error}", lo)
@@ -274,11 +289,20 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
         payments = state.result["payments"]
         totals = tuple(a + b for a, b in zip(state.scores, payments, strict=True))
         winner = state.result["winner"]
+        results.append(
+            {
+                "hand": state.hand_number,
+                "reason": state.result["reason"],
+                "winner": winner,
+                "escaped": state.result.get("escaped"),
+                "payments": tuple(payments),
+            }
+        )
         summary.append(
             f"hand {state.hand_number}: {state.result['reason']}"
             + ("" if winner is None else f" by seat {winner}")
         )
-    return Verdict(True, len(starts), "; ".join(summary))
+    return Verdict(True, len(starts), "; ".join(summary), results=tuple(results))
 
 
 def _does_not_follow(previous: HandState, state: HandState, totals: Any) -> str | None:

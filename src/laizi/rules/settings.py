@@ -110,18 +110,53 @@ class Settings:
 
     # -- building ------------------------------------------------------------------------------
     def with_overrides(self, overrides: Mapping[str, Any]) -> Settings:
-        """A new value with some settings replaced; unknown keys and bad values are rejected."""
+        """A new value with some settings replaced; unknown keys and bad values are rejected.
+
+        The (variant, mode) pair *is* the preset (RULES.md A1): naming another ``variant`` or
+        ``mode`` starts again from that pair's preset, keeps the settings this value had set
+        itself (those that differ from its own preset) and puts ``overrides`` on top; the result
+        is named after the new pair.
+
+        >>> s = preset("wuhan-hongzhong-kaikou").with_overrides({"mode": "koukou"})
+        >>> s.preset, str(s.min_points), str(s.golden_cap), str(s.escape_penalty)
+        ('wuhan-hongzhong-koukou', '64', '500', '500')
+        >>> s.short_hash() == preset("wuhan-hongzhong-koukou").short_hash()
+        True
+        """
         changes: dict[str, Any] = {}
         for key, value in overrides.items():
             if key not in _FIELD_NAMES:
                 raise SettingsError(str(key), "unknown setting")
-            if key in ("preset", "game") and value != getattr(self, key):
-                raise SettingsError(key, f"is fixed by the preset ({getattr(self, key)!r})")
             unused = find_game(self.game).unused_settings
             if key in unused and value != getattr(self, key):
                 raise SettingsError(str(key), "is a Wuhan setting; Baishan rooms have no such rule")
             changes[key] = _coerce(key, value)
-        return dataclasses.replace(self, **changes)
+        start = self._for_pair(changes.get("variant", self.variant), changes.get("mode", self.mode))
+        for key in ("preset", "game"):
+            if key in changes and changes[key] != getattr(start, key):
+                raise SettingsError(key, f"is fixed by the preset ({getattr(start, key)!r})")
+        return dataclasses.replace(start, **changes)
+
+    def _for_pair(self, variant: str, mode: str) -> Settings:
+        """This value moved to the preset of (``variant``, ``mode``), A1: that preset's defaults
+        with the settings this value set itself on top (itself when the pair is unchanged)."""
+        if (variant, mode) == (self.variant, self.mode):
+            return self
+        for key, value in (("variant", variant), ("mode", mode)):
+            if value not in _CHOICES[key] or value == "none":
+                choices = ", ".join(c for c in _CHOICES[key] if c != "none")
+                raise SettingsError(key, f"{value!r} is not one of {choices}")
+        name = _PAIR_PRESETS.get((self.game, variant, mode))
+        if name is None:  # pragma: no cover - every Wuhan pair has its preset
+            raise SettingsError("variant", f"no preset for {variant!r} with {mode!r}")
+        own = PRESETS.get(self.preset)
+        fixed = {"preset", "game", "variant", "mode"}
+        kept = {
+            key: getattr(self, key)
+            for key in _FIELD_NAMES - fixed
+            if own is None or getattr(self, key) != getattr(own, key)
+        }
+        return dataclasses.replace(PRESETS[name], **kept)
 
     @classmethod
     def from_json(cls, obj: Any) -> Settings:
@@ -344,6 +379,8 @@ PRESETS: dict[str, Settings] = {
 }
 PRESETS["baishan"] = _baishan()
 """Every preset by name."""
+_PAIR_PRESETS = {(s.game, s.variant, s.mode): name for name, s in PRESETS.items()}
+"""The preset of each (game, variant, mode): the pair is the preset (RULES.md A1)."""
 
 
 def preset(name: str) -> Settings:
