@@ -416,7 +416,11 @@ class Cluster:
         self.lobby_changed()
 
     async def room_made(self, code: str) -> None:
-        await self.redis.sadd(self.key("rooms"), code)
+        """A room was made here: it must have an owner from now on; the load counts it."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(self.key("rooms"), code)
+        pipe.hset(self.key("load"), self.node, self.load())
+        await pipe.execute()
         self.lobby_changed()
         await self.publish_lobby()
 

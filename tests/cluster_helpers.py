@@ -1,0 +1,233 @@
+"""A cluster of real ``laizi serve --redis`` processes for the cluster tests and the benchmark:
+a throw-away Redis, a fresh PostgreSQL database, and players that reconnect by themselves."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import secrets
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+from tests.server_helpers import ServerProcess
+
+ROOT = Path(__file__).resolve().parent.parent
+REDIS_ENV = "LAIZI_TEST_REDIS_URL"
+REDIS_SH = str(ROOT / "scripts" / "redis.sh")
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[str]:
+    """A Redis server's URL: ``LAIZI_TEST_REDIS_URL`` (scripts/test.sh starts one), else one
+    started here for the session (scripts/redis.sh); every cluster uses its own key prefix."""
+    url = os.environ.get(REDIS_ENV)
+    if url:
+        yield url
+        return
+    if shutil.which("redis-server") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("redis-server is not installed (scripts/redis.sh install)")
+        pytest.skip(f"no redis-server (run scripts/test.sh, or set {REDIS_ENV})")
+    where = tempfile.mkdtemp(prefix="laizi-test-redis.")
+    started = subprocess.run(
+        ["bash", REDIS_SH, "start", where], capture_output=True, text=True, check=False
+    )
+    if started.returncode != 0:
+        pytest.fail(f"Redis could not be started: {started.stderr[-500:]}")
+    try:
+        yield started.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run(["bash", REDIS_SH, "stop", where], capture_output=True, check=False)
+
+
+@pytest.fixture
+def pg_url(postgres_server: str) -> Iterator[str]:
+    """A fresh PostgreSQL database (dropped at the end)."""
+    import psycopg
+
+    name = "laizi_cluster_" + secrets.token_hex(6)
+    with psycopg.connect(postgres_server, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    yield postgres_server.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(postgres_server, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+class Cluster:
+    """``n`` processes sharing a PostgreSQL database and a Redis (own key prefix)."""
+
+    def __init__(
+        self, tmp: Path, db_url: str, redis_url: str, n: int, args: tuple[str, ...] = ()
+    ) -> None:
+        self.prefix = "t" + secrets.token_hex(4) + ":"
+        self.redis_url = redis_url
+        flags = ("--redis", redis_url, "--redis-prefix", self.prefix, *args)
+        self.nodes = [
+            ServerProcess(tmp / f"node{i}.db", db_url=db_url, args=flags) for i in range(n)
+        ]
+        self.dead: set[int] = set()
+
+    def __enter__(self) -> Cluster:
+        for node in self.nodes:
+            node.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for node in self.nodes:
+            if node.proc is not None and node.proc.poll() is None:
+                node.proc.kill()  # SIGCONT first would not matter: SIGKILL ends a stopped one
+                node.proc.wait()
+
+    def live(self) -> list[ServerProcess]:
+        return [n for i, n in enumerate(self.nodes) if i not in self.dead]
+
+    def kill9(self, index: int) -> None:
+        self.dead.add(index)
+        self.nodes[index].kill9()
+
+    def health(self, node: ServerProcess) -> dict[str, Any]:
+        with urllib.request.urlopen(node.http + "/healthz", timeout=10) as r:
+            answer: dict[str, Any] = json.loads(r.read())
+            return answer
+
+    def redis(self) -> Any:
+        import redis
+
+        return redis.Redis.from_url(self.redis_url, decode_responses=True)
+
+    def owner_port(self, code: str) -> int | None:
+        """The port of the process holding the room's lease (from Redis)."""
+        r = self.redis()
+        node = r.get(f"{self.prefix}lease:{code}")
+        if node is None:
+            return None
+        info = r.get(f"{self.prefix}node:{node}")
+        return None if info is None else int(json.loads(info)["address"].rsplit(":", 1)[1])
+
+
+FAST_TABLE = {"bot_delay_ms": 0, "claim_window_ms": 0, "between_hands_ms": 0}
+"""Table settings of a test table that plays as fast as its players answer."""
+
+
+@dataclass
+class Player:
+    """A person at a table who answers every prompt at random and reconnects by itself (to any
+    live process) with its seat token and the last sequence number it saw."""
+
+    code: str
+    ports: list[int]
+    seed: int
+    spectate: bool = False
+    delay: float = 0.0
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    token: str | None = None
+    seat: int | None = None
+    last_seq: int | None = None
+    reconnects: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    done: bool = False
+    closes: list[float] = field(default_factory=list)
+    """When each connection was lost (monotonic)."""
+    back: list[float] = field(default_factory=list)
+    """When the first event after each reconnection came."""
+
+    def join_message(self) -> dict[str, Any]:
+        if self.spectate:
+            out: dict[str, Any] = {"type": "join", "room": self.code, "spectate": True}
+            if self.last_seq is not None:
+                out["last_seq"] = self.last_seq
+            return out
+        if self.token is not None:
+            out = {"type": "join", "room": self.code, "token": self.token}
+            if self.last_seq is not None:
+                out["last_seq"] = self.last_seq
+            return out
+        return {"type": "join", "room": self.code, "name": f"p{self.seed}"}
+
+    async def run(self, deadline: float) -> None:
+        rng = random.Random(self.seed)
+        turn = 0
+        while not self.done:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"table {self.code}: no match end in time")
+            port = self.ports[turn % len(self.ports)]
+            turn += 1
+            try:
+                ws = await websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws", max_size=2**22, open_timeout=3
+                )
+            except (OSError, TimeoutError, websockets.WebSocketException):
+                await asyncio.sleep(0.1)
+                continue
+            waiting_back = bool(self.closes)
+            try:
+                await ws.send(json.dumps(self.join_message()))
+                async for raw in ws:
+                    frame = json.loads(raw)
+                    for message in frame if isinstance(frame, list) else [frame]:
+                        if waiting_back and message["type"] in ("event", "snapshot"):
+                            self.back.append(time.monotonic())
+                            waiting_back = False
+                        await self._take(ws, message, rng)
+                    if self.done:
+                        break
+            except (OSError, websockets.WebSocketException):
+                pass
+            finally:
+                await ws.close()
+            if not self.done:
+                self.closes.append(time.monotonic())
+                self.reconnects += 1
+                await asyncio.sleep(0.05 + rng.random() * 0.2)
+
+    async def _take(self, ws: Any, message: dict[str, Any], rng: random.Random) -> None:
+        self.messages.append(message)
+        kind = message["type"]
+        if kind == "joined":
+            self.token, self.seat = message["token"], message["seat"]
+        elif kind in ("event", "snapshot"):
+            self.last_seq = message["seq"]
+            if kind == "event" and message["event"]["type"] == "match_end":
+                self.done = True
+        elif kind == "prompt" and not self.spectate:
+            if self.delay:
+                await asyncio.sleep(self.delay * rng.random())
+            action = rng.choice(message["legal"])
+            await ws.send(json.dumps({"type": "act", "prompt": message["id"], "action": action}))
+        elif kind == "error":
+            # An answer sent just before the owner died may meet the new owner's prompt again.
+            if message["code"] not in ("stale_prompt", "not_your_turn"):
+                self.errors.append(message)
+
+
+def create_room(port: int, **table: Any) -> dict[str, Any]:
+    body = {"rules": "wuhan-hongzhong-kaikou", "table": table}
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/rooms",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as r:
+        room: dict[str, Any] = json.loads(r.read())
+        return room
+
+
+def get(port: int, path: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
