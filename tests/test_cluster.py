@@ -140,3 +140,102 @@ def test_kill_9_of_one_of_three_processes_mid_hand_loses_nothing(
         r = cluster.redis()
         assert r.scard(cluster.prefix + "rooms") == 0
         assert r.hlen(cluster.prefix + "quota:room") == 0
+
+
+# -- fencing ---------------------------------------------------------------------------------------
+def test_the_database_refuses_an_owner_whose_epoch_moved_on(pg_url: str) -> None:
+    """The fence is in PostgreSQL, whatever Redis says: once another process has claimed the
+    room, the old owner's commit writes nothing of it (and is told); a claim waits for an old
+    owner's transaction in flight, so the new owner's log holds what that one committed."""
+    import threading
+
+    from laizi.server.cluster.fence import Fenced, FencedStore
+
+    old, new = FencedStore(pg_url), FencedStore(pg_url)
+    lost: list[set[int]] = []
+    old.on_lost = lost.append
+    try:
+        room = old.create_room("FENCE1", "wuhan-hongzhong-kaikou", {})
+        assert old.epochs[room] == 1
+        hand = old.start_hand(room, 0, 0, b"\x01" * 32, [{"type": "start"}])
+        old.append(hand, 1, [{"type": "deal"}], False)
+        # A commit in flight holds the room's row: the claim waits for it.
+        with old.engine.connect() as c, c.begin():
+            assert old.lost(c, [room]) == set()
+            claimed: list[int] = []
+            thread = threading.Thread(target=lambda: claimed.append(new.claim(room)))
+            thread.start()
+            time.sleep(0.5)
+            assert claimed == []  # still waiting for the row lock
+            old._write_staged(c)
+        thread.join(10)
+        assert claimed == [2]
+        assert [len(h.events) for h in new.hands(room)] == [2]  # the old owner's commit is there
+        # Now the old owner may write nothing of the room.
+        old.append(hand, 2, [{"type": "draw"}], False)
+        old.stage_seat(room, 0, 1.0, True, True)
+        old.commit()
+        assert lost == [{room}] and old.fenced >= 1
+        old.set_status(room, "over")
+        with pytest.raises(Fenced):
+            old.start_hand(room, 1, 0, b"\x02" * 32, [{"type": "start"}])
+        new.append(hand, 2, [{"type": "discard"}], False)
+        new.commit()
+        assert [e["type"] for e in new.hands(room)[0].events] == ["start", "deal", "discard"]
+        assert [epoch for _, _, epoch in _events_of(pg_url, "FENCE1")] == [1, 1, 2]
+        assert new.rooms(("waiting",), "FENCE1")[0].status == "waiting"
+    finally:
+        old.close()
+        new.close()
+
+
+@pytest.mark.slow
+def test_an_owner_stopped_past_its_lease_never_writes_again(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """SIGSTOP the owner past its lease: the other process takes the room and play goes on
+    there.  Then Redis is made to say the old owner still holds the lease, and SIGCONT: its
+    heartbeat believes it, but the database refuses its writes — it drops the room and writes
+    nothing: every event it stored comes before the new owners'."""
+    lease = ("--lease-ms", "1500")
+    with Cluster(tmp_path, pg_url, redis_server, 2, lease) as cluster:
+        a, b = cluster.nodes
+        node_a = cluster.health(a)["cluster"]["node"]
+        # a prompt left pending at the old owner times out at once when it wakes (a write)
+        table = {**FAST_TABLE, "players": 1, "hands": 2, "bot_delay_ms": 80}
+        table |= {"action_seconds": 1, "bank_seconds": 0}
+        code = create_room(a.port, **table)["code"]
+        assert cluster.owner_port(code) == a.port
+        player = Player(code, [b.port], seed=7, delay=0.1)  # through b: relayed to a
+        r = cluster.redis()
+
+        async def run() -> None:
+            deadline = time.monotonic() + 120
+            task = asyncio.create_task(player.run(deadline))
+            while player.last_seq is None or player.last_seq < 15:
+                await asyncio.sleep(0.05)
+            assert a.proc is not None
+            a.proc.send_signal(signal.SIGSTOP)
+            try:
+                while cluster.owner_port(code) != b.port:
+                    await asyncio.sleep(0.1)
+                    assert time.monotonic() < deadline, "the room was not taken over"
+                seq = player.last_seq
+                while player.last_seq == seq:  # play goes on at b
+                    await asyncio.sleep(0.05)
+                # Redis now says otherwise: the stopped process holds the lease again.
+                r.set(f"{cluster.prefix}lease:{code}", node_a, px=1500)
+            finally:
+                a.proc.send_signal(signal.SIGCONT)
+            while cluster.health(a)["cluster"]["fenced"] == 0:
+                await asyncio.sleep(0.1)
+                assert time.monotonic() < deadline, "the old owner never tried to write"
+            await task
+
+        asyncio.run(run())
+        _check_table(b.port, code, [player])
+        stored = _events_of(pg_url, code)
+        epochs = [epoch for _, _, epoch in stored]
+        assert epochs == sorted(epochs) and epochs[0] == 1 and epochs[-1] >= 2
+        health = cluster.health(a)
+        assert health["cluster"]["fenced"] >= 1 and health["cluster"]["lost"] >= 1
