@@ -206,10 +206,9 @@ class Player:
                 await asyncio.sleep(self.delay * rng.random())
             action = rng.choice(message["legal"])
             await ws.send(json.dumps({"type": "act", "prompt": message["id"], "action": action}))
-        elif kind == "error":
-            # An answer sent just before the owner died may meet the new owner's prompt again.
-            if message["code"] not in ("stale_prompt", "not_your_turn"):
-                self.errors.append(message)
+        elif kind == "error" and message["code"] not in ("stale_prompt", "not_your_turn"):
+            # (an answer sent just before the owner died may meet the new owner's prompt again)
+            self.errors.append(message)
 
 
 def create_room(port: int, **table: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@ prefix on the run's Redis (``tests/cluster_helpers.py``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 from typer.testing import CliRunner
 
 from laizi.cli import app
@@ -28,8 +30,8 @@ from tests.cluster_helpers import (
     pg_url,
     redis_server,
 )
+from tests.limits_helpers import address, http, messages_of, ws_connect
 from tests.server_checks import check_hand_stream, split_hands, stream_events
-from tests.server_helpers import http
 
 __all__ = ["pg_url", "redis_server"]  # the fixtures, for pytest
 
@@ -239,3 +241,93 @@ def test_an_owner_stopped_past_its_lease_never_writes_again(
         assert epochs == sorted(epochs) and epochs[0] == 1 and epochs[-1] >= 2
         health = cluster.health(a)
         assert health["cluster"]["fenced"] >= 1 and health["cluster"]["lost"] >= 1
+
+
+# -- the limits, shared ----------------------------------------------------------------------------
+@pytest.mark.slow
+def test_the_limits_hold_across_three_processes(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """Per address and per account, counted in Redis: 5 wrong passwords spread over 3
+    processes lock the (account, address) pair everywhere (another address still logs in);
+    connections, rooms and the abuse cool-down of one address count on every process; the
+    lobby lists the rooms of every process."""
+    flags = ("--connections-per-address", "4", "--rooms-per-address", "3")
+    flags += ("--message-abuse", "3")
+    with Cluster(tmp_path, pg_url, redis_server, 3, flags) as cluster:
+        ports = [n.port for n in cluster.nodes]
+
+        async def run() -> None:
+            ann = {"name": "ann", "password": "right password"}
+            wrong = {"name": "ann", "password": "wrong password"}
+            status, _, _ = await http(ports[0], "POST", "/api/register", ann)
+            assert status == 201
+            attacker = address(5)
+            for i in range(5):  # one wrong password after another, each on the next process
+                status, _, body = await http(
+                    ports[i % 3], "POST", "/api/login", wrong, source=attacker
+                )
+                assert (status, body["code"]) == (401, "bad_login"), body
+            for port in ports:  # now locked on every process, even with the right password
+                status, headers, body = await http(port, "POST", "/api/login", ann, source=attacker)
+                assert (status, body["code"]) == (429, "login_locked"), body
+                assert 890 <= int(headers["retry-after"]) <= 900
+            status, _, body = await http(ports[2], "POST", "/api/login", ann, source=address(6))
+            assert status == 200 and body["name"] == "ann"  # the owner, elsewhere, gets in
+
+            # Connections of one address: 4 in all, wherever they are.
+            url = [f"ws://127.0.0.1:{p}/ws" for p in ports]
+            source = address(7)
+            open_ = [await ws_connect(url[i % 3], source) for i in range(4)]
+            for ws in open_:
+                assert messages_of(await ws.recv())[0]["type"] == "welcome"
+            fifth = await ws_connect(url[1], source)
+            refused = messages_of(await fifth.recv())[0]
+            assert refused["code"] == "too_many_connections"
+            await open_[0].close()
+            deadline = time.monotonic() + 10
+            while True:  # the count goes down with the close (a moment later)
+                ws = await ws_connect(url[2], source)
+                first = messages_of(await ws.recv())[0]
+                if first["type"] == "welcome":
+                    break
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.1)
+            for other in [*open_[1:], ws]:
+                await other.close()
+
+            # Rooms of one address: 3 in all, made through any process.
+            maker = address(8)
+            table = {"rules": "wuhan-hongzhong-kaikou", "table": {"players": 1}}
+            codes = []
+            for port in ports:
+                status, _, body = await http(port, "POST", "/api/rooms", table, source=maker)
+                assert status == 201, body
+                codes.append(body["code"])
+            status, _, body = await http(ports[0], "POST", "/api/rooms", table, source=maker)
+            assert (status, body["code"]) == (429, "too_many_rooms")
+            assert len({cluster.owner_port(c) for c in codes}) == 3  # one on each process
+            for port in ports:  # the lobby of every process shows them all
+                status, _, body = await http(port, "GET", "/api/lobby")
+                assert sorted(r["code"] for r in body["rooms"]) == sorted(codes)
+
+            # An abusive connection on one process: its address cools down on all of them.
+            abuser = address(9)
+            ws = await ws_connect(url[0], abuser)
+            for _ in range(4):
+                await ws.send("x" * 5000)
+            seen: list[str] = []
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async for raw in ws:
+                    seen += [m.get("code", m["type"]) for m in messages_of(raw)]
+            assert "abuse" in seen
+            deadline = time.monotonic() + 10
+            while True:
+                ws = await ws_connect(url[2], abuser)
+                first = messages_of(await ws.recv())[0]
+                await ws.close()
+                if first.get("code") == "cooling_down":
+                    break
+                assert time.monotonic() < deadline
+
+        asyncio.run(run())
