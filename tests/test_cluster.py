@@ -331,3 +331,36 @@ def test_the_limits_hold_across_three_processes(
                 assert time.monotonic() < deadline
 
         asyncio.run(run())
+
+
+@pytest.mark.slow
+def test_sigterm_hands_the_rooms_over_without_waiting_for_the_lease(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """A graceful stop deletes its leases and tells the others: with a 60 s lease, the room is
+    played on by the other process within a few seconds, nothing lost."""
+    with Cluster(tmp_path, pg_url, redis_server, 2, ("--lease-ms", "60000")) as cluster:
+        a, b = cluster.nodes
+        table = {**FAST_TABLE, "players": 1, "hands": 2, "bot_delay_ms": 60}
+        code = create_room(a.port, **table)["code"]
+        assert cluster.owner_port(code) == a.port
+        player = Player(code, [a.port, b.port], seed=3, delay=0.1)
+
+        async def run() -> float:
+            deadline = time.monotonic() + 120
+            task = asyncio.create_task(player.run(deadline))
+            while player.last_seq is None or player.last_seq < 15:
+                await asyncio.sleep(0.05)
+            assert a.proc is not None
+            stopped = time.monotonic()
+            a.proc.terminate()
+            cluster.dead.add(0)
+            await task
+            return stopped
+
+        stopped = asyncio.run(run())
+        assert a.proc is not None and a.proc.wait(10) in (0, -signal.SIGTERM)  # uvicorn's way
+        assert player.back and player.back[0] - stopped < 5.0  # not the 60 s of the lease
+        assert cluster.owner_port(code) in (b.port, None)
+        assert cluster.health(b)["cluster"]["taken"] == 1
+        _check_table(b.port, code, [player])
