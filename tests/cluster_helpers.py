@@ -15,12 +15,17 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
+from typer.testing import CliRunner
 
+from laizi.cli import app
+from laizi.engine import parse_record
+from tests.server_checks import check_hand_stream, split_hands, stream_events
 from tests.server_helpers import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,3 +235,42 @@ def get(port: int, path: str) -> tuple[int, bytes]:
             return r.status, r.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()
+
+
+def events_of(pg: str, code: str) -> list[tuple[int, int, int]]:
+    """(hand number, index, epoch) of every stored event of a room, in order."""
+    import psycopg
+
+    with psycopg.connect(pg) as c:
+        rows = c.execute(
+            "SELECT h.number, e.idx, e.epoch FROM events e JOIN hands h ON h.id = e.hand_id "
+            "JOIN rooms r ON r.id = h.room_id WHERE r.code = %s ORDER BY h.number, e.idx",
+            (code,),
+        ).fetchall()
+    return [(int(a), int(b), int(c)) for a, b, c in rows]
+
+
+def check_table(port: int, code: str, viewers: list[Player]) -> list[Any]:
+    """The table's whole record verifies with ``laizi verify``, its totals are zero-sum, and
+    every viewer's stream is exactly the record as that viewer may see it (no event lost,
+    duplicated or out of order, across every reconnection); returns the match's totals."""
+    status, body = get(port, f"/api/matches/{code}/record")
+    assert status == 200, body
+    result = CliRunner().invoke(app, ["verify", "-", "--json"], input=body.decode())
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.output.strip().splitlines()[-1])
+    assert verdict["ok"] and verdict["hands"] >= 1
+    totals = None
+    for viewer in viewers:
+        assert viewer.done and viewer.errors == [], (code, viewer.errors)
+        stream = stream_events(viewer.messages)
+        assert stream[-1]["type"] == "match_end"
+        totals = stream[-1]["totals"]
+        hands = split_hands(stream)
+        assert len(hands) == verdict["hands"]
+        for number, shown in enumerate(hands):
+            status, raw = get(port, f"/api/rooms/{code}/hands/{number}")
+            assert status == 200
+            check_hand_stream(parse_record(raw.decode()), shown, viewer.seat)
+    assert totals is not None and sum(Fraction(str(t)) for t in totals) == 0
+    return totals

@@ -8,74 +8,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import time
-from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import pytest
 import websockets
-from typer.testing import CliRunner
 
-from laizi.cli import app
-from laizi.engine import parse_record
 from tests.cluster_helpers import (
     FAST_TABLE,
     Cluster,
     Player,
+    check_table,
     create_room,
-    get,
+    events_of,
     pg_url,
     redis_server,
 )
 from tests.limits_helpers import address, http, messages_of, ws_connect
-from tests.server_checks import check_hand_stream, split_hands, stream_events
 
 __all__ = ["pg_url", "redis_server"]  # the fixtures, for pytest
 
 FAILOVER_S = 10.0
 """The issue's bound: from a process's death to the players' first event from the new owner."""
-
-
-def _events_of(pg: str, code: str) -> list[tuple[int, int, int]]:
-    """(hand number, index, epoch) of every stored event of a room, in order."""
-    import psycopg
-
-    with psycopg.connect(pg) as c:
-        rows = c.execute(
-            "SELECT h.number, e.idx, e.epoch FROM events e JOIN hands h ON h.id = e.hand_id "
-            "JOIN rooms r ON r.id = h.room_id WHERE r.code = %s ORDER BY h.number, e.idx",
-            (code,),
-        ).fetchall()
-    return [(int(a), int(b), int(c)) for a, b, c in rows]
-
-
-def _check_table(port: int, code: str, viewers: list[Player]) -> list[Any]:
-    """The table's whole record verifies with ``laizi verify``, its totals are zero-sum, and
-    every viewer's stream is exactly the record as that viewer may see it (no event lost,
-    duplicated or out of order, across every reconnection); returns the match's totals."""
-    status, body = get(port, f"/api/matches/{code}/record")
-    assert status == 200, body
-    result = CliRunner().invoke(app, ["verify", "-", "--json"], input=body.decode())
-    assert result.exit_code == 0, result.output
-    verdict = json.loads(result.output.strip().splitlines()[-1])
-    assert verdict["ok"] and verdict["hands"] >= 1
-    totals = None
-    for viewer in viewers:
-        assert viewer.done and viewer.errors == [], (code, viewer.errors)
-        stream = stream_events(viewer.messages)
-        assert stream[-1]["type"] == "match_end"
-        totals = stream[-1]["totals"]
-        hands = split_hands(stream)
-        assert len(hands) == verdict["hands"]
-        for number, shown in enumerate(hands):
-            status, raw = get(port, f"/api/rooms/{code}/hands/{number}")
-            assert status == 200
-            check_hand_stream(parse_record(raw.decode()), shown, viewer.seat)
-    assert totals is not None and sum(Fraction(str(t)) for t in totals) == 0
-    return totals
 
 
 @pytest.mark.slow
@@ -125,8 +80,8 @@ def test_kill_9_of_one_of_three_processes_mid_hand_loses_nothing(
         port = live[0].port
         for code in codes:
             viewers = [p for p in players + watchers if p.code == code]
-            _check_table(port, code, viewers)
-            stored = _events_of(pg_url, code)
+            check_table(port, code, viewers)
+            stored = events_of(pg_url, code)
             if code in victims:
                 # written by two owners: the first's events all come before the second's
                 epochs = [e for _, _, e in stored]
@@ -184,7 +139,7 @@ def test_the_database_refuses_an_owner_whose_epoch_moved_on(pg_url: str) -> None
         new.append(hand, 2, [{"type": "discard"}], False)
         new.commit()
         assert [e["type"] for e in new.hands(room)[0].events] == ["start", "deal", "discard"]
-        assert [epoch for _, _, epoch in _events_of(pg_url, "FENCE1")] == [1, 1, 2]
+        assert [epoch for _, _, epoch in events_of(pg_url, "FENCE1")] == [1, 1, 2]
         assert new.rooms(("waiting",), "FENCE1")[0].status == "waiting"
     finally:
         old.close()
@@ -235,8 +190,8 @@ def test_an_owner_stopped_past_its_lease_never_writes_again(
             await task
 
         asyncio.run(run())
-        _check_table(b.port, code, [player])
-        stored = _events_of(pg_url, code)
+        check_table(b.port, code, [player])
+        stored = events_of(pg_url, code)
         epochs = [epoch for _, _, epoch in stored]
         assert epochs == sorted(epochs) and epochs[0] == 1 and epochs[-1] >= 2
         health = cluster.health(a)
@@ -363,4 +318,4 @@ def test_sigterm_hands_the_rooms_over_without_waiting_for_the_lease(
         assert player.back and player.back[0] - stopped < 5.0  # not the 60 s of the lease
         assert cluster.owner_port(code) in (b.port, None)
         assert cluster.health(b)["cluster"]["taken"] == 1
-        _check_table(b.port, code, [player])
+        check_table(b.port, code, [player])
