@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import websockets
+from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -55,6 +56,7 @@ from laizi.server.ws import Outbox, read, writer
 
 if TYPE_CHECKING:
     from laizi.server.cluster.node import Cluster
+    from laizi.server.hub import Hub
 
 __all__ = ["CLIENT_HEADER", "KEY_HEADER", "Relay", "cluster_routes", "serve_cluster_websocket"]
 
@@ -175,6 +177,13 @@ class Relay:
     async def run(self, first: bytes) -> bool:
         """Forward the connection to the room's owner until it ends (True); False: the room is
         held here after all, or unknown — this process answers the ``join`` itself."""
+        try:
+            return await self._run(first)
+        except RedisError as error:  # no Redis, no owner to find: the hub answers (no_room)
+            log.warning("room %s: Redis did not answer (%s)", self.code, error)
+            return False
+
+    async def _run(self, first: bytes) -> bool:
         cluster = self.cluster
         hub = cluster.hub
         loop = asyncio.get_running_loop()
@@ -311,6 +320,20 @@ async def create_room(request: Request) -> Response:
     raw = await request.body()
     if len(raw) > ROOM_BODY_BYTES:
         return JSONResponse({"error": "the body is too large", "code": "too_large"}, 413)
+    try:
+        return await _create_room(request, hub, cluster, raw)
+    except RedisError as error:
+        log.warning("a room could not be made: Redis did not answer (%s)", error)
+        return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
+
+
+BUSY = {
+    "error": "服务器忙，请稍后再试 / the server is busy; try again soon",
+    "code": "busy",
+}
+
+
+async def _create_room(request: Request, hub: Hub, cluster: Cluster, raw: bytes) -> Response:
     if not trusted(cluster, request.headers):
         node, address = await cluster.place()
         if node != cluster.node:
@@ -362,7 +385,11 @@ async def room_info(request: Request) -> Response:
     if room is not None:
         return JSONResponse(room.info())
     if not trusted(cluster, request.headers) and len(code) <= 16:
-        owner = await cluster.owner(code)
+        try:
+            owner = await cluster.owner(code)
+        except RedisError as error:
+            log.warning("room %s: Redis did not answer (%s)", code, error)
+            return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
         if owner is not None and owner[0] != cluster.node:
             answer = await _forward_http(cluster, request, owner[1], None)
             if answer is not None:

@@ -248,4 +248,3 @@ class ClusterLobby(LobbyCache):
 
 def encode_entry(entry: dict[str, Any]) -> str:
     return _encoder.encode(entry).decode("utf-8")
-
