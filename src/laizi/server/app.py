@@ -47,7 +47,7 @@ async def lifespan(
         from laizi.server.cluster.fence import FencedStore
         from laizi.server.cluster.node import Cluster
 
-        store: Store = FencedStore(db_url)
+        store: Store = FencedStore(db_url, cluster.lease_ms)
     else:
         store = Store(db_url)
     hub = Hub(store, limits)

@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import event, insert, select, text, update
 
 from laizi.server.store import HandRow, Store, events, hands, inserted_id, rooms, seats
 
@@ -43,8 +43,14 @@ class Fenced(Exception):
 class FencedStore(Store):
     """The store of a cluster's process: every write of a room checks the room's owner epoch."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, lease_ms: int = 3000) -> None:
         super().__init__(url)
+        self.lease_ms = lease_ms
+        # A process stopped in the middle of a transaction would hold its rooms' row locks
+        # (and block their takeover) until it wakes: PostgreSQL ends such a transaction after
+        # a lease (the process's own write then fails, as the fence would have it).
+        event.listen(self.engine, "connect", self._session_limits)
+        self.engine.dispose()
         self.epochs: dict[int, int] = {}
         """Room id → the epoch this process claimed (the rooms it may write)."""
         self.hand_rooms: dict[int, int] = {}
@@ -54,13 +60,24 @@ class FencedStore(Store):
         self.fenced = 0
         """Writes refused so far (rows of rooms another process had taken)."""
 
+    def _session_limits(self, dbapi_connection: Any, _record: Any) -> None:
+        if self.engine.dialect.name != "postgresql":
+            return
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET idle_in_transaction_session_timeout = {int(self.lease_ms)}")
+        cursor.close()
+        dbapi_connection.commit()
+
     # -- ownership -------------------------------------------------------------------------------
     def claim(self, room_id: int) -> int:
         """Raise the room's owner epoch (after taking its lease); returns the new epoch.
 
         Waits for the row lock of a transaction the previous owner may have open, so that
-        everything it committed is in the log this process then reads."""
+        everything it committed is in the log this process then reads — at most a lease (then
+        the claim fails, and the room is tried again later)."""
         with self.engine.begin() as c:
+            if c.dialect.name == "postgresql":
+                c.execute(text(f"SET LOCAL lock_timeout = {int(self.lease_ms)}"))
             epoch = c.execute(
                 update(rooms)
                 .where(rooms.c.id == room_id)

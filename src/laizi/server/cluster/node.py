@@ -344,7 +344,12 @@ class Cluster:
                 return False
             row = rows[0]
             started = self.loop.time()
-            epoch = self.store.claim(row.id)
+            try:
+                epoch = self.store.claim(row.id)
+            except Exception as error:  # the old owner's transaction still holds the room
+                log.warning("room %s could not be claimed yet (%s)", code, error)
+                await self.release(code)
+                return False
             if not self.hub.recover_room(row):
                 self.store.release(row.id)
                 await self.release(code)
