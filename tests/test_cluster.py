@@ -319,3 +319,35 @@ def test_sigterm_hands_the_rooms_over_without_waiting_for_the_lease(
         assert cluster.owner_port(code) in (b.port, None)
         assert cluster.health(b)["cluster"]["taken"] == 1
         check_table(b.port, code, [player])
+
+
+# -- the command line ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["--redis", "redis://127.0.0.1:1/0"], 2, "needs a PostgreSQL --db"),
+        (["--redis", "http://x", "--db", "postgresql://u@h/d"], 2, "redis://"),
+        (
+            ["--redis", "redis://127.0.0.1:1/0", "--db", "postgresql://u@h/d", "--host", "0.0.0.0"],
+            2,
+            "--advertise",
+        ),
+        (
+            ["--redis", "redis://127.0.0.1:1/0", "--db", "postgresql://u@h/d", "--lease-ms", "5"],
+            2,
+            "--lease-ms",
+        ),
+        (["--redis", "redis://127.0.0.1:1/0", "--db", "postgresql://u@h/d"], 1, "--redis"),
+    ],
+)
+def test_serve_refuses_a_cluster_it_cannot_join(args: list[str], code: int, says: str) -> None:
+    """Bad cluster flags are a clear message and an exit status, never a traceback (nobody
+    listens on port 1: Redis does not answer)."""
+    from typer.testing import CliRunner
+
+    from laizi.cli import app
+
+    result = CliRunner().invoke(app, ["serve", *args])
+    assert result.exit_code == code, result.output
+    assert says in result.output
+    assert "Traceback" not in result.output
