@@ -1,6 +1,6 @@
 """One process of a cluster: its presence, the leases of its rooms, takeovers and hand-overs.
 
-- **Presence.** Every ``lease_ms / 3`` the heartbeat renews ``node:ID`` (address and load,
+- **Presence.** Every ``lease_ms / 6`` the heartbeat renews ``node:ID`` (address and load,
   expiring after ``lease_ms``), the process's load in ``load``, and the leases of its rooms — all
   at once (one script) — and publishes its lobby entries.
 - **Ownership.** A room is owned through ``lease:CODE`` (``SET NX PX lease_ms``, renewed by the
@@ -10,7 +10,7 @@
   event log, clocks and bots resumed).  A lease found lost at a heartbeat, or a write refused by
   the database's fence, drops the room here: its timers stop, what it staged is thrown away, its
   connections are closed (1012) and their clients reconnect to the new owner.
-- **Failover.** ``rooms`` lists every room not yet over.  The reaper looks every ``lease_ms / 3``
+- **Failover.** ``rooms`` lists every room not yet over.  The reaper looks every ``lease_ms / 6``
   (and at once on an ``orphan`` notice) for rooms with no lease — their owner died (its leases
   lapsed) or handed them over — and takes them, the least-loaded process first; a room orphaned
   for longer than a lease is taken by whoever sees it.
@@ -68,7 +68,7 @@ class ClusterConfig:
     advertise: str
     """``HOST:PORT`` at which the other processes reach this one (forwarding)."""
     lease_ms: int = 3000
-    """How long a lease lives without its heartbeat (renewed every third of it)."""
+    """How long a lease lives without its heartbeat (renewed every sixth of it)."""
     prefix: str = "laizi:"
     """Put before every key and channel (several platforms may share one Redis)."""
     relay_wait_s: float = 10.0
@@ -115,7 +115,9 @@ class Cluster:
 
     @property
     def beat_s(self) -> float:
-        return self.config.lease_ms / 3000
+        """The heartbeat's period: a sixth of the lease (a busy process has five beats of
+        margin before its leases lapse)."""
+        return self.config.lease_ms / 6000
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run ``coro`` in the background (errors are logged)."""
@@ -228,7 +230,6 @@ class Cluster:
 
     async def beat(self) -> None:
         """Presence, load, and every lease renewed at once; a lease found lost drops its room."""
-        hub = self.hub
         ms = self.config.lease_ms
         info = {"address": self.config.advertise, "rooms": self.load(), "conns": len(self.sockets)}
         pipe = self.redis.pipeline(transaction=False)
@@ -238,10 +239,19 @@ class Cluster:
         pipe.pexpire(self.key("conns:" + self.node), 2 * ms)
         pipe.pexpire(self.key("lobby:" + self.node), 2 * ms)
         await pipe.execute()
+        await self.renew()
+
+    async def renew(self) -> None:
+        """Renew every lease at once; a lease another process holds now drops its room here."""
+        hub = self.hub
         held = sorted(self.leases)
         if held:
             renewed = await self.redis.eval(
-                scripts.RENEW, len(held), *(self.lease(c) for c in held), self.node, ms
+                scripts.RENEW,
+                len(held),
+                *(self.lease(c) for c in held),
+                self.node,
+                self.config.lease_ms,
             )
             for code, ok in zip(held, renewed, strict=True):
                 if ok:
@@ -327,7 +337,8 @@ class Cluster:
                 loads = await self.live_loads()
                 if self.load() > min(loads.values()):
                     continue  # a less loaded process takes it (or this one, a lease later)
-            await self.take(code)
+            if await self.take(code):
+                await self.renew()  # rebuilding took time: the leases held are kept fresh
 
     async def take(self, code: str) -> bool:
         """Take a room: its lease, its owner epoch, then rebuild it from the event log."""

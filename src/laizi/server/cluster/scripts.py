@@ -33,8 +33,12 @@ __all__ = [
 RENEW = """
 local out = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
+  local holder = redis.call('GET', key)
+  if holder == ARGV[1] then
     redis.call('PEXPIRE', key, ARGV[2])
+    out[i] = 1
+  elseif not holder then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
     out[i] = 1
   else
     out[i] = 0
@@ -42,7 +46,11 @@ for i, key in ipairs(KEYS) do
 end
 return out
 """
-"""Renew the leases in KEYS held by ARGV[1] for ARGV[2] ms; 1 per lease still held, else 0."""
+"""Renew the leases in KEYS held by ARGV[1] for ARGV[2] ms; 1 per lease still held, else 0.
+
+A lease that lapsed (a late heartbeat) and nobody took is taken back: safe, because a process
+that did take the room meanwhile raised its epoch in the database, where the writes are
+fenced — the late owner then finds its writes refused and drops the room."""
 
 RELEASE = """
 local n = 0
