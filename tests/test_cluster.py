@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import signal
 import time
 from pathlib import Path
@@ -353,3 +354,66 @@ def test_serve_refuses_a_cluster_it_cannot_join(args: list[str], code: int, says
     assert result.exit_code == code, result.output
     assert says in result.output
     assert "Traceback" not in result.output
+
+
+# -- the shared windows, against a real Redis -----------------------------------------------------
+class _Loop:
+    """What the shared limits need of a cluster: an event loop of its own (in a thread, as the
+    server's), a Redis client on it and the key prefix."""
+
+    def __init__(self, url: str) -> None:
+        import threading
+
+        import redis.asyncio as aioredis
+
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.redis = aioredis.from_url(url, decode_responses=True)
+        self.prefix = "u" + secrets.token_hex(4) + ":"
+
+    def key(self, name: str) -> str:
+        return self.prefix + name
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.redis.aclose(), self.loop).result(5)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+def test_the_shared_login_windows_follow_one_process_rules(redis_server: str) -> None:
+    """The Redis scripts keep LoginGuard's and RateLimiter's rules: the pair lock after 5
+    failures, the per-account slow-down after 10 (an address that tried waits, a new one does
+    not), the sliding window of tries per address."""
+    from laizi.server.cluster.shared import SharedLoginGuard, SharedRateLimiter
+    from laizi.server.login_guard import LoginRefused
+
+    shared = _Loop(redis_server)
+    try:
+        guard = SharedLoginGuard(shared, window=900)
+        for _ in range(5):
+            guard.admit("ann", "10.0.0.1")
+            guard.failed("ann", "10.0.0.1")
+        with pytest.raises(LoginRefused) as locked:
+            guard.admit("ann", "10.0.0.1")
+        assert locked.value.code == "login_locked" and 899 <= locked.value.retry_after <= 900
+        guard.admit("ann", "10.0.0.2")  # another address is not locked out
+        guard.succeeded("ann", "10.0.0.2")
+        for i in range(10):  # ten addresses fail once each at bob: the slow-down begins
+            guard.admit("bob", f"10.0.1.{i}")
+            guard.failed("bob", f"10.0.1.{i}")
+        with pytest.raises(LoginRefused) as slowed:
+            guard.admit("bob", "10.0.1.9")
+        assert (slowed.value.code, slowed.value.retry_after) == ("login_slowed", 1)
+        guard.admit("bob", "10.0.2.1")  # a fresh address gets its try at once
+        time.sleep(1.1)
+        guard.admit("bob", "10.0.1.9")  # after the wait, its try
+        tries = SharedRateLimiter(shared, "login", limit=3, window=60)
+        assert [tries.hit("10.0.0.9") for _ in range(3)] == [None, None, None]
+        wait = tries.hit("10.0.0.9")
+        assert wait is not None and 59 <= wait <= 60
+        assert tries.retry_after("10.0.0.8") is None
+        tries.clear("10.0.0.9")
+        assert tries.hit("10.0.0.9") is None
+    finally:
+        shared.close()
