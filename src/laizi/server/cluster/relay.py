@@ -292,10 +292,9 @@ async def _forward_http(
     if cookie:
         headers["Cookie"] = cookie
     try:
-        async with httpx.AsyncClient(timeout=10) as client:
-            answer = await client.request(
-                request.method, f"http://{address}{request.url.path}", content=body, headers=headers
-            )
+        answer = await cluster.http.request(
+            request.method, f"http://{address}{request.url.path}", content=body, headers=headers
+        )
     except httpx.HTTPError as error:
         log.info("the process at %s did not answer (%s)", address, error)
         return None
