@@ -151,26 +151,33 @@ class FencedStore(Store):
         self, room_id: int, number: int, dealer: int, seed: bytes, first: list[dict[str, Any]]
     ) -> int:
         with self.engine.begin() as c:
-            self._write_staged(c)
             lost = self.lost(c, [room_id])
-            if lost:
-                self._refuse(lost, len(first))
-                raise Fenced(room_id)
-            result = c.execute(
-                insert(hands).values(
-                    room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
-                )
-            )
-            hand_id = inserted_id(result)
-            epoch = self.epochs[room_id]
-            c.execute(
-                insert(events),
-                [
-                    {"hand_id": hand_id, "idx": i, "body": _dumps(e), "epoch": epoch}
-                    for i, e in enumerate(first)
-                ],
-            )
+            if not lost:  # (refused: the other rooms' staged rows wait for the next commit)
+                hand_id = self._start_hand(c, room_id, number, dealer, seed, first)
+        if lost:
+            self._refuse(lost, len(first))
+            raise Fenced(room_id)
         self.hand_rooms[hand_id] = room_id
+        return hand_id
+
+    def _start_hand(
+        self, c: Any, room_id: int, number: int, dealer: int, seed: bytes, first: list[Any]
+    ) -> int:
+        self._write_staged(c)
+        result = c.execute(
+            insert(hands).values(
+                room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
+            )
+        )
+        hand_id = inserted_id(result)
+        epoch = self.epochs[room_id]
+        c.execute(
+            insert(events),
+            [
+                {"hand_id": hand_id, "idx": i, "body": _dumps(e), "epoch": epoch}
+                for i, e in enumerate(first)
+            ],
+        )
         return hand_id
 
     def set_status(self, room_id: int, status: str) -> None:
