@@ -137,8 +137,14 @@ def test_the_database_refuses_an_owner_whose_epoch_moved_on(pg_url: str) -> None
         old.commit()
         assert lost == [{room}] and old.fenced >= 1
         old.set_status(room, "over")
+        # Another room the old owner still owns: its staged rows survive the refused new hand.
+        mine = old.create_room("FENCE2", "wuhan-hongzhong-kaikou", {})
+        other = old.start_hand(mine, 0, 0, b"\x03" * 32, [{"type": "start"}])
+        old.append(other, 1, [{"type": "deal"}], False)
         with pytest.raises(Fenced):
             old.start_hand(room, 1, 0, b"\x02" * 32, [{"type": "start"}])
+        old.commit()
+        assert [epoch for _, _, epoch in events_of(pg_url, "FENCE2")] == [1, 1]
         new.append(hand, 2, [{"type": "discard"}], False)
         new.commit()
         assert [e["type"] for e in new.hands(room)[0].events] == ["start", "deal", "discard"]
