@@ -10,8 +10,10 @@ import random
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from typer.testing import CliRunner
 from laizi.cli import app
 from laizi.engine import parse_record
 from tests.server_checks import check_hand_stream, split_hands, stream_events
-from tests.server_helpers import ServerProcess
+from tests.server_helpers import SRC, ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_ENV = "LAIZI_TEST_REDIS_URL"
@@ -70,6 +72,36 @@ def pg_url(postgres_server: str) -> Iterator[str]:
         c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+class Node(ServerProcess):
+    """A process of the cluster: as :class:`ServerProcess`, given longer to start (several
+    start at once, each migrating or waiting for the migration, on a machine that may be
+    loaded by the whole test suite)."""
+
+    START_S = 120.0
+
+    def start(self) -> Node:
+        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        args = ["serve", "--port", str(self.port), "--db", self.db_url, "--log-level", "warning"]
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", "from laizi.cli import main; main()", *args, *self.args],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+        deadline = time.monotonic() + self.START_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.http + "/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+
 class Cluster:
     """``n`` processes sharing a PostgreSQL database and a Redis (own key prefix)."""
 
@@ -79,9 +111,7 @@ class Cluster:
         self.prefix = "t" + secrets.token_hex(4) + ":"
         self.redis_url = redis_url
         flags = ("--redis", redis_url, "--redis-prefix", self.prefix, *args)
-        self.nodes = [
-            ServerProcess(tmp / f"node{i}.db", db_url=db_url, args=flags) for i in range(n)
-        ]
+        self.nodes = [Node(tmp / f"node{i}.db", db_url=db_url, args=flags) for i in range(n)]
         self.dead: set[int] = set()
 
     def __enter__(self) -> Cluster:

@@ -111,7 +111,8 @@ def test_the_database_refuses_an_owner_whose_epoch_moved_on(pg_url: str) -> None
 
     from laizi.server.cluster.fence import Fenced, FencedStore
 
-    old, new = FencedStore(pg_url), FencedStore(pg_url)
+    # (a long lease: the claim may wait that long for the row lock on a loaded machine)
+    old, new = FencedStore(pg_url, 60_000), FencedStore(pg_url, 60_000)
     lost: list[set[int]] = []
     old.on_lost = lost.append
     try:
@@ -324,7 +325,7 @@ def test_sigterm_hands_the_rooms_over_without_waiting_for_the_lease(
 
         stopped = asyncio.run(run())
         assert a.proc is not None and a.proc.wait(10) in (0, -signal.SIGTERM)  # uvicorn's way
-        assert player.back and player.back[0] - stopped < 5.0  # not the 60 s of the lease
+        assert player.back and player.back[0] - stopped < 10.0  # not the 60 s of the lease
         assert cluster.owner_port(code) in (b.port, None)
         assert cluster.health(b)["cluster"]["taken"] == 1
         check_table(b.port, code, [player])
