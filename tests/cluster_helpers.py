@@ -115,8 +115,12 @@ class Cluster:
         self.dead: set[int] = set()
 
     def __enter__(self) -> Cluster:
-        for node in self.nodes:
-            node.start()
+        try:
+            for node in self.nodes:
+                node.start()
+        except BaseException:
+            self.__exit__()  # the ones that did start don't outlive the test
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

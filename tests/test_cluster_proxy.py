@@ -71,14 +71,16 @@ class Nginx:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while True:
             try:
-                with urllib.request.urlopen(f"{self.http}/healthz", timeout=1) as r:
+                with urllib.request.urlopen(f"{self.http}/healthz", timeout=2) as r:
                     if r.status == 200:
                         return self
             except OSError:
-                assert time.monotonic() < deadline, (self.where / "error.log").read_text()
+                if time.monotonic() > deadline:
+                    self.__exit__()
+                    raise AssertionError((self.where / "error.log").read_text()) from None
                 time.sleep(0.05)
 
     def __exit__(self, *exc: object) -> None:
