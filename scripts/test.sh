@@ -4,16 +4,18 @@
 # core (pytest-xdist, -n auto).
 # The database tests run against SQLite and PostgreSQL: unless LAIZI_TEST_POSTGRES_URL names a
 # server already, Debian's PostgreSQL is installed when missing and a throw-away server is started
-# on 127.0.0.1 for the run (scripts/postgres.sh) and stopped at the end.
+# on 127.0.0.1 for the run (scripts/postgres.sh) and stopped at the end; likewise Redis for the
+# cluster tests (scripts/redis.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 # The web client's browser tests drive Debian's Chromium (never Playwright's own download) and need
-# a CJK font to draw the tiles.
-if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+# a CJK font to draw the tiles; the cluster's proxy test runs Debian's nginx.
+if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK" \
+    || ! PATH=$PATH:/usr/sbin command -v nginx >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
-    apt-get install -y -q chromium fonts-noto-cjk
+    apt-get install -y -q chromium fonts-noto-cjk nginx
 fi
 # The bot protocol's tests run the Node example bot (examples/bots/tile_efficiency.js).
 if ! command -v node >/dev/null; then
@@ -21,9 +23,13 @@ if ! command -v node >/dev/null; then
     apt-get update -q
     apt-get install -y -q nodejs
 fi
+cleanup() {
+    if [ -n "${pgdir:-}" ]; then bash scripts/postgres.sh stop "$pgdir"; fi
+    if [ -n "${redisdir:-}" ]; then bash scripts/redis.sh stop "$redisdir"; fi
+}
+trap cleanup EXIT
 if [ -z "${LAIZI_TEST_POSTGRES_URL:-}" ]; then
     pgdir=$(mktemp -d /tmp/laizi-test-pg.XXXXXX)
-    trap 'bash scripts/postgres.sh stop "$pgdir"' EXIT
     if bash scripts/postgres.sh install && url=$(bash scripts/postgres.sh start "$pgdir"); then
         export LAIZI_TEST_POSTGRES_URL=$url
     elif [ "${CI:-}" = true ]; then
@@ -31,6 +37,18 @@ if [ -z "${LAIZI_TEST_POSTGRES_URL:-}" ]; then
         exit 1
     else
         echo "warning: PostgreSQL could not be started: its tests will be skipped" >&2
+    fi
+fi
+# The cluster tests (issue 16) coordinate through Redis: Debian's redis-server, a throw-away one.
+if [ -z "${LAIZI_TEST_REDIS_URL:-}" ]; then
+    redisdir=$(mktemp -d /tmp/laizi-test-redis.XXXXXX)
+    if bash scripts/redis.sh install && url=$(bash scripts/redis.sh start "$redisdir"); then
+        export LAIZI_TEST_REDIS_URL=$url
+    elif [ "${CI:-}" = true ]; then
+        echo "Redis could not be started; CI needs it" >&2
+        exit 1
+    else
+        echo "warning: Redis could not be started: the cluster tests will be skipped" >&2
     fi
 fi
 python3 -m ruff check .

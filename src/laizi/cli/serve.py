@@ -6,6 +6,7 @@ import errno
 import ipaddress
 import logging
 import socket
+from typing import Any
 
 import typer
 
@@ -38,6 +39,25 @@ def serve(
         metavar="ADDRESS[,ADDRESS]",
         help="Trust X-Forwarded-For/-Proto from these proxy addresses (IPs or networks) only; "
         "without it they are never trusted.",
+    ),
+    redis_url: str = typer.Option(
+        None,
+        "--redis",
+        metavar="URL",
+        help="Join a cluster coordinated by this Redis (redis://HOST:PORT/DB); needs a "
+        "postgresql:// --db shared by every process (docs/server.md, running a cluster).",
+    ),
+    advertise: str = typer.Option(
+        None,
+        "--advertise",
+        metavar="HOST:PORT",
+        help="With --redis: where the other processes reach this one (default --host:--port).",
+    ),
+    lease_ms: int = typer.Option(
+        3000, "--lease-ms", help="With --redis: how long a room's lease outlives its owner."
+    ),
+    redis_prefix: str = typer.Option(
+        "laizi:", "--redis-prefix", help="With --redis: the prefix of every key and channel."
     ),
     # Resource limits (laizi.server.limits.ServerLimits; docs/server.md lists them all).
     max_body_bytes: int = typer.Option(1_000_000, help="Largest HTTP request body (413 beyond)."),
@@ -109,12 +129,15 @@ def serve(
     if problem is not None:  # before anything starts: no "ready" line for a port we can't have
         fail(_port_text(problem, host, port, language), code=EXIT_USAGE)
     url = db or default_db_url()
+    cluster = None
+    if redis_url is not None:
+        cluster = _cluster(redis_url, url, advertise or f"{host}:{port}", lease_ms, redis_prefix)
     try:  # a bad URL or an unwritable file is a clear message now, not a traceback later
         Store(url).close()
     except Exception as error:
         fail(f"--db {url}: {str(error).splitlines()[0]}")
     uvicorn.run(
-        create_app(url, limits),
+        create_app(url, limits, cluster),
         host=host,
         port=port,
         log_level=log_level,
@@ -171,6 +194,34 @@ def _port_text(problem: str, host: str, port: int, lang: Lang) -> str:
         f"无法监听 {host}:{port}：{problem}",
         f"cannot listen on {host}:{port}: {problem}",
     )
+
+
+def _cluster(redis_url: str, db_url: str, advertise: str, lease_ms: int, prefix: str) -> Any:
+    """The cluster settings of ``--redis`` (exit 2 when they can't work, 1 without Redis)."""
+    if not db_url.startswith(("postgresql://", "postgres://", "postgresql+psycopg://")):
+        fail("--redis needs a PostgreSQL --db shared by every process (postgresql://…)", code=2)
+    if not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        fail("--redis: give a URL such as redis://127.0.0.1:6379/0", code=2)
+    host, _, port = advertise.rpartition(":")
+    if not host or not port.isdigit() or host in ("0.0.0.0", "::", "[::]"):
+        fail(f"--advertise {advertise!r}: give HOST:PORT the other processes can reach", code=2)
+    if not 300 <= lease_ms <= 600_000:
+        fail("--lease-ms must be 300–600000", code=2)
+    if not prefix or any(c.isspace() for c in prefix):
+        fail("--redis-prefix must be a word without spaces", code=2)
+    try:
+        import redis.asyncio
+
+        from laizi.server.cluster.node import ClusterConfig
+    except ImportError as error:
+        fail(f"a cluster needs the redis package (pip install 'laizi[cluster]'): {error}")
+    try:  # Redis answers now, or a clear message
+        import redis as sync_redis
+
+        sync_redis.Redis.from_url(redis_url, socket_timeout=5).ping()
+    except Exception as error:
+        fail(f"--redis {redis_url}: {str(error).splitlines()[0]}")
+    return ClusterConfig(redis_url, advertise, lease_ms, prefix)
 
 
 def _proxies(text: str) -> list[str]:

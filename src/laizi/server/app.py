@@ -9,10 +9,11 @@ import functools
 import gc
 import logging
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import WebSocketRoute
+from starlette.routing import BaseRoute, WebSocketRoute
 
 from laizi.server.api import api_routes, attach
 from laizi.server.botseat import bot_websocket
@@ -26,26 +27,49 @@ from laizi.server.store import Store
 from laizi.server.ws import websocket
 from laizi.web import routes as web_routes
 
+if TYPE_CHECKING:
+    from laizi.server.cluster.node import ClusterConfig
+
 __all__ = ["Hub", "create_app"]
 
 log = logging.getLogger("laizi.server")
 
 
 @contextlib.asynccontextmanager
-async def lifespan(app: Starlette, db_url: str, limits: ServerLimits) -> AsyncIterator[None]:
+async def lifespan(
+    app: Starlette, db_url: str, limits: ServerLimits, cluster: ClusterConfig | None = None
+) -> AsyncIterator[None]:
     """Startup: migrate the database, make the hub (``app.state.hub``), recover the rooms;
-    shutdown: write what was accepted, stop the booking timer, close the pool and the database."""
-    store = Store(db_url)
+    shutdown: write what was accepted, stop the booking timer, close the pool and the database.
+
+    In a cluster (``cluster``) the process joins it instead of recovering every room: it takes
+    the rooms nobody owns, and at shutdown hands its own over (``laizi.server.cluster``)."""
+    node = None
+    if cluster is not None:
+        from laizi.server.cluster.fence import FencedStore
+        from laizi.server.cluster.node import Cluster
+
+        store: Store = FencedStore(db_url, cluster.lease_ms)
+    else:
+        store = Store(db_url)
     hub = Hub(store, limits)
     hub.passwords = HashPool(limits.workers, limits.hash_queue)
     attach(hub)
     app.state.hub = hub
-    recovered = hub.recover()
+    if cluster is not None:
+        assert isinstance(store, FencedStore)
+        node = hub.cluster = Cluster(hub, store, cluster)
+        await node.start()
+        recovered = len(hub.rooms)
+    else:
+        recovered = hub.recover()
     # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
     gc.collect()
     gc.freeze()
     log.info("laizi server ready (%d room(s) recovered)", recovered)
     yield
+    if node is not None:
+        await node.stop()
     hub.flush()  # what was accepted in the last turn of the loop is written before we go
     if hub.bookings is not None:
         hub.bookings.stop()
@@ -53,16 +77,24 @@ async def lifespan(app: Starlette, db_url: str, limits: ServerLimits) -> AsyncIt
     store.close()
 
 
-def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
+def create_app(
+    db_url: str, limits: ServerLimits | None = None, cluster: ClusterConfig | None = None
+) -> Starlette:
     """The Starlette application; the database is migrated and the rooms recovered at startup.
 
-    ``limits``: the resource limits (docs/server.md), the defaults when None."""
+    ``limits``: the resource limits (docs/server.md), the defaults when None; ``cluster``: join
+    a cluster (``laizi serve --redis``), None: a process on its own."""
     limits = limits or ServerLimits()
 
     def hub() -> Hub:
         return hub_of(app)
 
-    routes = [
+    routes: list[BaseRoute] = []
+    if cluster is not None:
+        from laizi.server.cluster.relay import cluster_routes
+
+        routes += cluster_routes()  # before the routes they stand in for
+    routes += [
         # The web client serves "/", "/r/{code}" and its files: laizi.web.routes.
         *web_routes(lambda code, number: hub().store.record(code.upper(), number)),
         *schema_routes(),
@@ -74,7 +106,7 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        lifespan=functools.partial(lifespan, db_url=db_url, limits=limits),
+        lifespan=functools.partial(lifespan, db_url=db_url, limits=limits, cluster=cluster),
         middleware=[
             Middleware(HttpGuard),  # outermost: its headers are on every answer
             Middleware(BodyLimit, max_bytes=limits.max_body_bytes),

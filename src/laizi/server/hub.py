@@ -26,7 +26,7 @@ from laizi.server.protocol import (
     decode_client,
 )
 from laizi.server.room import Conn, Room, new_code
-from laizi.server.store import Store
+from laizi.server.store import RoomRow, Store
 from laizi.server.table import TableSettings
 
 __all__ = ["FORGET_AFTER_S", "Hub", "hub_of"]
@@ -56,6 +56,8 @@ class Hub:
         """``laizi.server.booking.Bookings``: what is booked, and what could not be (healthz)."""
         self.held: list[tuple[Conn, dict[str, Any]]] = []
         self.flush_scheduled = False
+        self.cluster: Any = None
+        """``laizi.server.cluster.node.Cluster`` when this process is part of a cluster."""
 
     def post(self, conn: Conn, message: dict[str, Any]) -> None:
         """Send a room's message once the database holds everything staged so far."""
@@ -84,9 +86,10 @@ class Hub:
         for conn, messages in by_conn.items():
             conn.send_many(messages)
 
-    def create_room(self, body: Any, owner: Owner | None = None) -> Room:
+    def create_room(self, body: Any, owner: Owner | None = None, code: str | None = None) -> Room:
         """A new room; with an ``owner`` (a client's request) the quotas are checked first
-        (:class:`laizi.server.limits.LimitError`)."""
+        (:class:`laizi.server.limits.LimitError`).  ``code``: one chosen already (a cluster
+        leases it first)."""
         if not isinstance(body, dict):
             raise ValueError("the body must be a JSON object with 'rules' and 'table'")
         unknown = set(body) - {"rules", "table"}
@@ -99,8 +102,7 @@ class Hub:
         make_ruleset(rules)  # a game the engine can't play is refused here, not at the deal
         if owner is not None:
             self.quotas.check_room(owner, table.players == 0)
-        code = new_code()
-        while code in self.rooms or self.store.room_id(code) is not None:
+        while code is None or code in self.rooms or self.store.room_id(code) is not None:
             code = new_code()
         room_id = self.store.create_room(code, rules.to_json(), table.to_json())
         room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
@@ -148,46 +150,48 @@ class Hub:
 
     def recover(self) -> int:
         """Rebuild every unfinished room from the database; returns how many."""
-        count = 0
-        for row in self.store.rooms(("waiting", "playing")):
-            try:
-                room = Room(
-                    self.store,
-                    row.id,
-                    row.code,
-                    Settings.from_json(row.rules),
-                    TableSettings.from_json(row.table_settings),
-                    self.post,
-                    self.schedule_flush,
-                )
-                room.on_match_end = self.on_match_end
-                from laizi.server.room import Seat
+        return sum(self.recover_room(row) for row in self.store.rooms(("waiting", "playing")))
 
-                for seat in row.seats:
-                    room.seats[seat["seat"]] = Seat(
-                        kind=seat["kind"],
-                        name=seat["name"],
-                        token=seat["token"],
-                        bank=room.table.bank_seconds if seat["bank"] is None else seat["bank"],
-                        auto=seat["auto"],
-                        auto_shown=seat["auto_shown"],
-                    )
-                mark_guests(room)
-                room.status = row.status
-                room.on_over = self.forget_later
-                if row.status == "playing":
-                    room.rebuild(self.store.hands(row.id))
-                room.resume()
-            except Exception:
-                log.exception("room %s could not be recovered", row.code)
-                continue
-            self.rooms[row.code] = room
-            bots_only = room.table.players == 0
-            self.quotas.add_room(row.code, Owner("(recovered)"), bots_only)
-            if room.status == "waiting":
-                self.expire_later(room)
-            count += 1
-        return count
+    def recover_room(self, row: RoomRow) -> bool:
+        """Rebuild one unfinished room from the database (after a restart, or a takeover in a
+        cluster); False if it could not be (logged)."""
+        try:
+            room = Room(
+                self.store,
+                row.id,
+                row.code,
+                Settings.from_json(row.rules),
+                TableSettings.from_json(row.table_settings),
+                self.post,
+                self.schedule_flush,
+            )
+            room.on_match_end = self.on_match_end
+            from laizi.server.room import Seat
+
+            for seat in row.seats:
+                room.seats[seat["seat"]] = Seat(
+                    kind=seat["kind"],
+                    name=seat["name"],
+                    token=seat["token"],
+                    bank=room.table.bank_seconds if seat["bank"] is None else seat["bank"],
+                    auto=seat["auto"],
+                    auto_shown=seat["auto_shown"],
+                )
+            mark_guests(room)
+            room.status = row.status
+            room.on_over = self.forget_later
+            if row.status == "playing":
+                room.rebuild(self.store.hands(row.id))
+            room.resume()
+        except Exception:
+            log.exception("room %s could not be recovered", row.code)
+            return False
+        self.rooms[row.code] = room
+        bots_only = room.table.players == 0
+        self.quotas.add_room(row.code, Owner("(recovered)"), bots_only)
+        if room.status == "waiting":
+            self.expire_later(room)
+        return True
 
     def handle(self, conn: Conn, text: str | bytes) -> bool:
         """One client message; a bad one is answered with an error, nothing else changes.

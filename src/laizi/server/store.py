@@ -33,6 +33,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 
@@ -48,6 +49,9 @@ __all__ = [
 
 metadata = MetaData()
 
+MIGRATE_LOCK = 0x6C61697A69
+"""The PostgreSQL advisory lock held while migrating ("laizi")."""
+
 rooms = Table(
     "rooms",
     metadata,
@@ -57,6 +61,7 @@ rooms = Table(
     Column("table_settings", Text, nullable=False),
     Column("status", String(16), nullable=False),
     Column("created", Float, nullable=False),
+    Column("owner_epoch", Integer, nullable=False, server_default="0"),  # a cluster's fence
 )
 
 seats = Table(
@@ -90,6 +95,7 @@ events = Table(
     Column("hand_id", Integer, ForeignKey("hands.id"), primary_key=True),
     Column("idx", Integer, primary_key=True),
     Column("body", Text, nullable=False),
+    Column("epoch", Integer, nullable=False, server_default="0"),  # the owner that wrote it
 )
 
 
@@ -171,6 +177,11 @@ class Store:
         config = Config()
         config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
         with self.engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                # The processes of a cluster start together: one migrates, the others wait.
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK}
+                )
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
@@ -207,10 +218,14 @@ class Store:
         with self.engine.begin() as c:
             c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
 
-    def rooms(self, statuses: tuple[str, ...]) -> list[RoomRow]:
+    def rooms(self, statuses: tuple[str, ...], code: str | None = None) -> list[RoomRow]:
+        """The rooms in one of ``statuses`` (only the one with ``code`` when given)."""
         out = []
+        query = select(rooms).where(rooms.c.status.in_(statuses))
+        if code is not None:
+            query = query.where(rooms.c.code == code)
         with self.engine.connect() as c:
-            for row in c.execute(select(rooms).where(rooms.c.status.in_(statuses))):
+            for row in c.execute(query):
                 seat_rows = c.execute(
                     select(seats).where(seats.c.room_id == row.id).order_by(seats.c.seat)
                 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -56,6 +57,12 @@ class Outbox:
 
 async def websocket(ws: WebSocket) -> None:
     """``/ws``: refused (1008) beyond the address's connection quota, else served."""
+    cluster = hub_of(ws.app).cluster
+    if cluster is not None:  # shared limits, and the forwarding to a room's owner
+        from laizi.server.cluster.relay import serve_cluster_websocket
+
+        await serve_cluster_websocket(cluster, ws)
+        return
     await ws.accept()
     address = ws.client.host if ws.client is not None else ""
     quotas = hub_of(ws.app).quotas
@@ -124,10 +131,18 @@ async def serve_websocket(ws: WebSocket, hub: Hub) -> None:
 
 
 async def read(
-    ws: WebSocket, hub: Hub, conn: Conn, outbox: Outbox, task: asyncio.Task[None]
+    ws: WebSocket,
+    hub: Hub,
+    conn: Conn,
+    outbox: Outbox,
+    task: asyncio.Task[None],
+    intercept: Callable[[bytes], Awaitable[bool]] | None = None,
 ) -> None:
     """The reader loop: each message through the connection's :class:`MessageGate` (size, rate)
-    to the hub; one error per run of refusals; an abusive client is told why and closed."""
+    to the hub; one error per run of refusals; an abusive client is told why and closed.
+
+    ``intercept`` (a cluster's) sees each admitted message before the connection is in a room;
+    True: it took the connection over (forwarded it to the room's owner) until its end."""
     conn_address = ws.client.host if ws.client is not None else ""
     limits = hub.limits
     gate = MessageGate(limits)
@@ -139,6 +154,8 @@ async def read(
         data: bytes = (message.get("bytes") or b"") if text is None else text.encode()
         refused = gate.admit(data)  # the limits count bytes, not characters
         if refused is None:
+            if intercept is not None and conn.room is None and await intercept(data):
+                break
             if hub.handle(conn, data):
                 gate.refund()
             continue

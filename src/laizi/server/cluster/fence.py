@@ -1,0 +1,221 @@
+"""Fencing at the database: a room's rows are written only by the owner of its current epoch.
+
+A process of a cluster takes a room in two steps: first its lease in Redis (who *may* take it),
+then :meth:`FencedStore.claim`, which raises ``rooms.owner_epoch`` by one in PostgreSQL and
+remembers the new value.  From then on every transaction that writes the room's rows — the group
+commit of its events, seat clocks and status, a new hand, a seat taken or freed — first locks the
+room's row (``SELECT … FOR UPDATE``) and checks that the stored epoch is still the one this
+process claimed.  If it is not, another process has taken the room since: nothing of the room
+is written, and :attr:`FencedStore.on_lost` is told (the cluster drops the room and closes its
+connections, whose clients reconnect to the new owner).
+
+So an owner that was paused past its lease (``SIGSTOP``, a long garbage collection, a network
+partition from Redis) can never write after it lost the room, whatever Redis says: the check and
+the write are one transaction, and the claim waits for that row lock.  Either the old owner's
+transaction commits first — then the new owner, whose claim waited for it, rebuilds from a log
+that holds it — or the claim commits first and the old owner's write is refused.  Every event row
+carries the epoch of the owner that wrote it (``events.epoch``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sqlalchemy import event, insert, select, text, update
+
+from laizi.server.store import HandRow, Store, events, hands, inserted_id, rooms, seats
+
+__all__ = ["Fenced", "FencedStore"]
+
+log = logging.getLogger("laizi.server.cluster")
+
+
+class Fenced(Exception):
+    """A write refused: another process owns the room now (its epoch in the database moved)."""
+
+    def __init__(self, room_id: int) -> None:
+        self.room_id = room_id
+        super().__init__(f"room {room_id}: another process owns it now")
+
+
+class FencedStore(Store):
+    """The store of a cluster's process: every write of a room checks the room's owner epoch."""
+
+    def __init__(self, url: str, lease_ms: int = 3000) -> None:
+        super().__init__(url)
+        self.lease_ms = lease_ms
+        # A process stopped in the middle of a transaction would hold its rooms' row locks
+        # (and block their takeover) until it wakes: PostgreSQL ends such a transaction after
+        # a lease (the process's own write then fails, as the fence would have it).
+        event.listen(self.engine, "connect", self._session_limits)
+        self.engine.dispose()
+        self.epochs: dict[int, int] = {}
+        """Room id → the epoch this process claimed (the rooms it may write)."""
+        self.hand_rooms: dict[int, int] = {}
+        """Hand id → its room id (the staged event rows name only the hand)."""
+        self.on_lost: Callable[[set[int]], None] = lambda room_ids: None
+        """Told the rooms whose writes were refused (called inside the refused commit)."""
+        self.fenced = 0
+        """Writes refused so far (rows of rooms another process had taken)."""
+
+    def _session_limits(self, dbapi_connection: Any, _record: Any) -> None:
+        if self.engine.dialect.name != "postgresql":
+            return
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET idle_in_transaction_session_timeout = {int(self.lease_ms)}")
+        cursor.close()
+        dbapi_connection.commit()
+
+    # -- ownership -------------------------------------------------------------------------------
+    def claim(self, room_id: int) -> int:
+        """Raise the room's owner epoch (after taking its lease); returns the new epoch.
+
+        Waits for the row lock of a transaction the previous owner may have open, so that
+        everything it committed is in the log this process then reads — at most a lease (then
+        the claim fails, and the room is tried again later)."""
+        with self.engine.begin() as c:
+            if c.dialect.name == "postgresql":
+                c.execute(text(f"SET LOCAL lock_timeout = {int(self.lease_ms)}"))
+            epoch = c.execute(
+                update(rooms)
+                .where(rooms.c.id == room_id)
+                .values(owner_epoch=rooms.c.owner_epoch + 1)
+                .returning(rooms.c.owner_epoch)
+            ).scalar_one()
+        self.epochs[room_id] = int(epoch)
+        return int(epoch)
+
+    def release(self, room_id: int) -> None:
+        """Forget a room (dropped or over): its hands too."""
+        self.epochs.pop(room_id, None)
+        for hand_id in [h for h, r in self.hand_rooms.items() if r == room_id]:
+            del self.hand_rooms[hand_id]
+
+    def discard_staged(self, room_id: int) -> None:
+        """Throw away what a dropped room staged (none of it may be written now)."""
+        rooms_of = self.hand_rooms
+        self.staged_events = [r for r in self.staged_events if rooms_of[r["hand_id"]] != room_id]
+        self.staged_finished = [h for h in self.staged_finished if rooms_of[h] != room_id]
+        self.staged_status = [s for s in self.staged_status if s[0] != room_id]
+        self.staged_seats = {k: v for k, v in self.staged_seats.items() if k[0] != room_id}
+
+    def lost(self, c: Any, room_ids: Iterable[int]) -> set[int]:
+        """Lock the rooms' rows; the ones whose stored epoch is not the one this process holds."""
+        wanted = sorted(set(room_ids))
+        if not wanted:
+            return set()
+        stored = dict(
+            c.execute(
+                select(rooms.c.id, rooms.c.owner_epoch)
+                .where(rooms.c.id.in_(wanted))
+                .order_by(rooms.c.id)
+                .with_for_update()
+            ).all()
+        )
+        return {r for r in wanted if self.epochs.get(r) is None or stored.get(r) != self.epochs[r]}
+
+    def _refuse(self, lost: set[int], rows: int) -> None:
+        self.fenced += rows
+        log.warning("refused writes of room(s) %s: another process owns them now", sorted(lost))
+        self.on_lost(lost)
+
+    # -- writes ----------------------------------------------------------------------------------
+    def create_room(self, code: str, rules: Any, table_settings: dict[str, Any]) -> int:
+        room_id = super().create_room(code, rules, table_settings)
+        self.claim(room_id)
+        return room_id
+
+    def _write_staged(self, c: Any) -> None:
+        hand_rooms = self.hand_rooms
+        touched = {hand_rooms[r["hand_id"]] for r in self.staged_events}
+        touched |= {hand_rooms[h] for h in self.staged_finished}
+        touched |= {room_id for room_id, _ in self.staged_status}
+        touched |= {room_id for room_id, _ in self.staged_seats}
+        lost = self.lost(c, touched)
+        if lost:
+            kept_events = [r for r in self.staged_events if hand_rooms[r["hand_id"]] not in lost]
+            refused = len(self.staged_events) - len(kept_events)
+            self.staged_events = kept_events
+            self.staged_finished = [h for h in self.staged_finished if hand_rooms[h] not in lost]
+            self.staged_status = [s for s in self.staged_status if s[0] not in lost]
+            self.staged_seats = {k: v for k, v in self.staged_seats.items() if k[0] not in lost}
+            self._refuse(lost, max(1, refused))
+        epochs = self.epochs
+        for row in self.staged_events:
+            row["epoch"] = epochs[hand_rooms[row["hand_id"]]]
+        super()._write_staged(c)
+
+    def start_hand(
+        self, room_id: int, number: int, dealer: int, seed: bytes, first: list[dict[str, Any]]
+    ) -> int:
+        with self.engine.begin() as c:
+            lost = self.lost(c, [room_id])
+            if not lost:  # (refused: the other rooms' staged rows wait for the next commit)
+                hand_id = self._start_hand(c, room_id, number, dealer, seed, first)
+        if lost:
+            self._refuse(lost, len(first))
+            raise Fenced(room_id)
+        self.hand_rooms[hand_id] = room_id
+        return hand_id
+
+    def _start_hand(
+        self, c: Any, room_id: int, number: int, dealer: int, seed: bytes, first: list[Any]
+    ) -> int:
+        self._write_staged(c)
+        result = c.execute(
+            insert(hands).values(
+                room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
+            )
+        )
+        hand_id = inserted_id(result)
+        epoch = self.epochs[room_id]
+        c.execute(
+            insert(events),
+            [
+                {"hand_id": hand_id, "idx": i, "body": _dumps(e), "epoch": epoch}
+                for i, e in enumerate(first)
+            ],
+        )
+        return hand_id
+
+    def set_status(self, room_id: int, status: str) -> None:
+        with self.engine.begin() as c:
+            if self._fenced(c, room_id):
+                return
+            c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+
+    def set_seat(self, room_id: int, seat: int, kind: str, name: str, token: str | None) -> None:
+        with self.engine.begin() as c:
+            if self._fenced(c, room_id):
+                return
+            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
+            c.execute(
+                insert(seats).values(room_id=room_id, seat=seat, kind=kind, name=name, token=token)
+            )
+
+    def clear_seat(self, room_id: int, seat: int) -> None:
+        with self.engine.begin() as c:
+            if self._fenced(c, room_id):
+                return
+            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
+
+    def _fenced(self, c: Any, room_id: int) -> bool:
+        lost = self.lost(c, [room_id])
+        if lost:
+            self._refuse(lost, 1)
+        return bool(lost)
+
+    # -- reads -----------------------------------------------------------------------------------
+    def hands(self, room_id: int) -> list[HandRow]:
+        out = super().hands(room_id)
+        for row in out:
+            self.hand_rooms[row.id] = room_id
+        return out
+
+
+def _dumps(obj: Any) -> str:
+    from laizi.server.store import _dumps as dumps
+
+    return dumps(obj)

@@ -1,0 +1,564 @@
+"""One process of a cluster: its presence, the leases of its rooms, takeovers and hand-overs.
+
+- **Presence.** Every ``lease_ms / 6`` the heartbeat renews ``node:ID`` (address and load,
+  expiring after ``lease_ms``), the process's load in ``load``, and the leases of its rooms — all
+  at once (one script) — and publishes its lobby entries.
+- **Ownership.** A room is owned through ``lease:CODE`` (``SET NX PX lease_ms``, renewed by the
+  heartbeat while the room is in this process's memory).  Taking a room is the lease, then the
+  database's owner epoch (:meth:`laizi.server.cluster.fence.FencedStore.claim`), then the
+  crash-recovery path (:meth:`laizi.server.hub.Hub.recover_room`: the room rebuilt from its
+  event log, clocks and bots resumed).  A lease found lost at a heartbeat, or a write refused by
+  the database's fence, drops the room here: its timers stop, what it staged is thrown away, its
+  connections are closed (1012) and their clients reconnect to the new owner.
+- **Failover.** ``rooms`` lists every room not yet over.  The reaper looks every ``lease_ms / 6``
+  (and at once on an ``orphan`` notice) for rooms with no lease — their owner died (its leases
+  lapsed) or handed them over — and takes them, the least-loaded process first; a room orphaned
+  for longer than a lease is taken by whoever sees it.
+- **Hand-over.** On SIGTERM (uvicorn's shutdown) the rooms stop, what was accepted is committed,
+  the leases are deleted and an ``orphan`` notice is published for each room: the other
+  processes take them at once, without waiting for a lease to lapse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+from collections import Counter
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from laizi.server.cluster import scripts
+from laizi.server.cluster.fence import FencedStore
+from laizi.server.cluster.shared import (
+    ClusterLobby,
+    ClusterQuotas,
+    SharedLoginGuard,
+    SharedRateLimiter,
+    encode_entry,
+)
+from laizi.server.limits import MESSAGE_TEXT
+
+if TYPE_CHECKING:
+    from starlette.websockets import WebSocket
+
+    from laizi.server.cluster.relay import Relay
+    from laizi.server.hub import Hub
+    from laizi.server.room import Conn, Room
+
+__all__ = ["Cluster", "ClusterConfig"]
+
+log = logging.getLogger("laizi.server.cluster")
+
+LIVE = ("waiting", "playing")
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """How a process joins a cluster (``laizi serve --redis …``)."""
+
+    redis_url: str
+    """The Redis server of the cluster (``redis://HOST:PORT/DB``)."""
+    advertise: str
+    """``HOST:PORT`` at which the other processes reach this one (forwarding)."""
+    lease_ms: int = 3000
+    """How long a lease lives without its heartbeat (renewed every sixth of it)."""
+    prefix: str = "laizi:"
+    """Put before every key and channel (several platforms may share one Redis)."""
+    relay_wait_s: float = 10.0
+    """How long a connection waits for its room's owner (a room being taken over)."""
+
+
+class Cluster:
+    """This process's part of the cluster (made and started by the app's lifespan)."""
+
+    def __init__(self, hub: Hub, store: FencedStore, config: ClusterConfig) -> None:
+        self.hub = hub
+        self.store = store
+        self.config = config
+        self.redis: Any = aioredis.from_url(config.redis_url, decode_responses=True)
+        """The asyncio client (answers decoded to ``str``)."""
+        self.node = secrets.token_hex(6)
+        """This process's id in the cluster (new at every start)."""
+        self.secret = ""
+        self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop_policy().get_event_loop()
+        self.leases: set[str] = set()
+        """The rooms whose lease this process holds (or is taking)."""
+        self.pending: set[str] = set()
+        """Rooms being made or taken here: leased, not yet in the hub."""
+        self.sockets: dict[Conn, WebSocket] = {}
+        """This process's client connections (a dropped room closes its own)."""
+        self.relays: dict[str, set[Relay]] = {}
+        """Connections forwarded to another process, by room code."""
+        self.orphan_since: dict[str, float] = {}
+        self.lobby_sent: dict[str, str] = {}
+        self.tasks: list[asyncio.Task[None]] = []
+        self.spawned: set[asyncio.Task[Any]] = set()
+        self.wake = asyncio.Event()
+        self.lobby_wake = asyncio.Event()
+        self.stats: Counter[str] = Counter()
+        self.renewed_at = 0.0
+        self.http: Any = None
+        """``httpx.AsyncClient`` for requests forwarded to other processes (made once: making
+        one costs tens of milliseconds of CPU)."""
+        self.stopping = False
+        store.on_lost = self._lost_ids
+
+    # -- keys and helpers ------------------------------------------------------------------------
+    def key(self, name: str) -> str:
+        return self.config.prefix + name
+
+    def lease(self, code: str) -> str:
+        return self.key("lease:" + code)
+
+    @property
+    def beat_s(self) -> float:
+        """The heartbeat's period: a sixth of the lease (a busy process has five beats of
+        margin before its leases lapse)."""
+        return self.config.lease_ms / 6000
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` in the background (errors are logged)."""
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except Exception as error:
+                log.warning("cluster: %s", error)
+
+        task = self.loop.create_task(guarded())
+        self.spawned.add(task)
+        task.add_done_callback(self.spawned.discard)
+
+    # -- start and stop --------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Join: the shared secret, presence, the shared limits and lobby, the rooms to take."""
+        import httpx
+
+        self.loop = asyncio.get_running_loop()
+        self.renewed_at = self.loop.time()
+        self.http = httpx.AsyncClient(timeout=10, trust_env=False)
+        self.wake = asyncio.Event()
+        self.lobby_wake = asyncio.Event()
+        hub = self.hub
+        await self.redis.set(self.key("secret"), secrets.token_hex(32), nx=True)
+        self.secret = str(await self.redis.get(self.key("secret")))
+        quotas = ClusterQuotas(hub.limits, self)
+        hub.quotas = quotas
+        hub.lobby = ClusterLobby(self, hub.limits.lobby_cache_ms)
+        accounts = hub.accounts
+        if accounts is not None:
+            accounts.guard = SharedLoginGuard(self, accounts.guard.window)
+            old = accounts.tries_by_address
+            accounts.tries_by_address = SharedRateLimiter(self, "login", old.limit, old.window)
+            old = accounts.registrations_by_address
+            accounts.registrations_by_address = SharedRateLimiter(
+                self, "register", old.limit, old.window
+            )
+        await self.beat()
+        # Rooms the database holds unfinished must have an owner (after a full restart too).
+        codes = [row.code for row in self.store.rooms(LIVE)]
+        if codes:
+            await self.redis.sadd(self.key("rooms"), *codes)
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self.key("news"))
+        self.tasks = [
+            self.loop.create_task(self._every(self.beat, self.beat_s, None)),
+            self.loop.create_task(self._every(self.reap, self.beat_s, self.wake)),
+            self.loop.create_task(self._every(self.publish_lobby, 1.0, self.lobby_wake)),
+            self.loop.create_task(self._listen(pubsub)),
+        ]
+        await self.reap()
+        log.info("joined the cluster as %s (%s)", self.node, self.config.advertise)
+
+    async def stop(self) -> None:
+        """Hand every room over: stop them, commit what was accepted, delete the leases and tell
+        the other processes to take the rooms now."""
+        self.stopping = True
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        hub = self.hub
+        for room in hub.rooms.values():
+            _halt(room)
+        hub.flush()
+        codes = sorted(self.leases)
+        live = [code for code, room in hub.rooms.items() if room.status in LIVE]
+        try:
+            if codes:
+                await self.redis.eval(
+                    scripts.RELEASE, len(codes), *(self.lease(c) for c in codes), self.node
+                )
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.srem(self.key("nodes"), self.node)
+            pipe.delete(
+                self.key("node:" + self.node),
+                self.key("lobby:" + self.node),
+                self.key("conns:" + self.node),
+            )
+            pipe.hdel(self.key("load"), self.node)
+            for code in live:
+                pipe.publish(self.key("news"), f"orphan {code}")
+            await pipe.execute()
+            log.info("handed %d room(s) over", len(live))
+        except Exception as error:
+            log.warning("the hand-over could not reach Redis (%s): the leases will lapse", error)
+        finally:
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
+            with contextlib.suppress(Exception):
+                await self.http.aclose()
+
+    async def _every(
+        self, fn: Any, seconds: float, wake: asyncio.Event | None
+    ) -> None:  # the background loops
+        while True:
+            if wake is None:
+                await asyncio.sleep(seconds)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), seconds)
+                wake.clear()
+            try:
+                await fn()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("cluster %s: %s", getattr(fn, "__name__", fn), error)
+
+    # -- presence and leases ---------------------------------------------------------------------
+    def load(self) -> int:
+        return len(self.hub.rooms) + len(self.pending)
+
+    async def beat(self) -> None:
+        """Presence, load, and every lease renewed at once; a lease found lost drops its room."""
+        ms = self.config.lease_ms
+        info = {"address": self.config.advertise, "rooms": self.load(), "conns": len(self.sockets)}
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(self.key("node:" + self.node), encode_entry(info), px=ms)
+        pipe.sadd(self.key("nodes"), self.node)
+        pipe.hset(self.key("load"), self.node, self.load())
+        pipe.pexpire(self.key("conns:" + self.node), 2 * ms)
+        pipe.pexpire(self.key("lobby:" + self.node), 2 * ms)
+        await pipe.execute()
+        await self.renew()
+
+    async def renew(self) -> None:
+        """Renew every lease at once; a lease another process holds now drops its room here."""
+        hub = self.hub
+        held = sorted(self.leases)
+        now = self.loop.time()
+        late = now - self.renewed_at
+        if held and late > self.config.lease_ms / 2000:
+            self.stats["late"] += 1
+            log.warning("leases renewed %.1f s after the last time (the process was busy)", late)
+        self.renewed_at = now
+        if held:
+            renewed = await self.redis.eval(
+                scripts.RENEW,
+                len(held),
+                *(self.lease(c) for c in held),
+                self.node,
+                self.config.lease_ms,
+            )
+            for code, ok in zip(held, renewed, strict=True):
+                if ok:
+                    continue
+                if code in hub.rooms:
+                    log.warning("room %s: its lease was lost; another process takes it", code)
+                    self.drop(code)
+                elif code not in self.pending:
+                    self.leases.discard(code)
+        # Finished rooms leave memory after a while: their leases go with them.
+        gone = [c for c in self.leases if c not in hub.rooms and c not in self.pending]
+        if gone:
+            self.leases.difference_update(gone)
+            await self.redis.eval(
+                scripts.RELEASE, len(gone), *(self.lease(c) for c in gone), self.node
+            )
+
+    async def acquire(self, code: str) -> bool:
+        """Take the lease of ``code`` if nobody holds it."""
+        ok = await self.redis.set(self.lease(code), self.node, nx=True, px=self.config.lease_ms)
+        if ok:
+            self.leases.add(code)
+        return bool(ok)
+
+    async def release(self, code: str) -> None:
+        self.leases.discard(code)
+        await self.redis.eval(scripts.RELEASE, 1, self.lease(code), self.node)
+
+    async def owner(self, code: str) -> tuple[str, str] | None:
+        """The process holding the room's lease and its address, if it is alive."""
+        node = await self.redis.get(self.lease(code))
+        if node is None:
+            return None
+        if node == self.node:
+            return node, self.config.advertise
+        info = await self.redis.get(self.key("node:" + node))
+        if info is None:
+            return None
+        return node, str(msgspec.json.decode(info)["address"])
+
+    async def live_loads(self) -> dict[str, int]:
+        """Rooms held by each live process (this one included)."""
+        loads = await self.redis.hgetall(self.key("load"))
+        nodes = sorted(loads)
+        alive = await self.redis.mget([self.key("node:" + n) for n in nodes]) if nodes else []
+        out = {n: int(loads[n]) for n, a in zip(nodes, alive, strict=True) if a is not None}
+        out[self.node] = self.load()
+        return out
+
+    async def place(self) -> tuple[str, str]:
+        """The least-loaded live process (id, address) for a new room; counted there at once,
+        so a burst of new rooms spreads before the next heartbeat."""
+        loads = await self.live_loads()
+        least = min(loads.values())
+        choices = [n for n, load in loads.items() if load == least]
+        node = self.node if self.node in choices else random.choice(choices)
+        if node == self.node:
+            return node, self.config.advertise
+        info = await self.redis.get(self.key("node:" + node))
+        if info is None:
+            return self.node, self.config.advertise
+        await self.redis.hincrby(self.key("load"), node, 1)
+        return node, str(msgspec.json.decode(info)["address"])
+
+    # -- taking and dropping rooms ---------------------------------------------------------------
+    async def reap(self) -> None:
+        """Take the rooms nobody owns (their owner died or handed them over)."""
+        if self.stopping:
+            return
+        hub = self.hub
+        codes = await self.redis.smembers(self.key("rooms"))
+        candidates = sorted(c for c in codes if c not in hub.rooms and c not in self.pending)
+        if not candidates:
+            self.orphan_since.clear()
+            return
+        held = await self.redis.mget([self.lease(c) for c in candidates])
+        orphans = [c for c, node in zip(candidates, held, strict=True) if node is None]
+        now = self.loop.time()
+        self.orphan_since = {c: self.orphan_since.get(c, now) for c in orphans}
+        random.shuffle(orphans)
+        for code in orphans:
+            if now - self.orphan_since.get(code, now) < self.config.lease_ms / 1000:
+                loads = await self.live_loads()
+                if self.load() > min(loads.values()):
+                    continue  # a less loaded process takes it (or this one, a lease later)
+            if await self.take(code):
+                await self.renew()  # rebuilding took time: the leases held are kept fresh
+
+    async def take(self, code: str) -> bool:
+        """Take a room: its lease, its owner epoch, then rebuild it from the event log."""
+        if code in self.hub.rooms:
+            return True
+        if self.stopping or not await self.acquire(code):
+            return False
+        self.pending.add(code)
+        try:
+            rows = self.store.rooms(LIVE, code)
+            if not rows:  # over since (or never made): nothing to own
+                await self.redis.srem(self.key("rooms"), code)
+                await self.release(code)
+                return False
+            row = rows[0]
+            started = self.loop.time()
+            try:
+                epoch = self.store.claim(row.id)
+            except Exception as error:  # the old owner's transaction still holds the room
+                log.warning("room %s could not be claimed yet (%s)", code, error)
+                await self.release(code)
+                return False
+            if not self.hub.recover_room(row):
+                self.store.release(row.id)
+                await self.release(code)
+                return False
+        finally:
+            self.pending.discard(code)
+        self.orphan_since.pop(code, None)
+        self.stats["taken"] += 1
+        log.warning(
+            "room %s taken over (epoch %d, rebuilt in %.0f ms)",
+            code,
+            epoch,
+            (self.loop.time() - started) * 1000,
+        )
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(self.key("load"), self.node, self.load())
+        pipe.publish(self.key("news"), f"owner {code} {self.node}")
+        await pipe.execute()
+        self.lobby_changed()
+        return True
+
+    def _lost_ids(self, room_ids: set[int]) -> None:
+        """The database refused writes of these rooms: another process took them."""
+        for code, room in list(self.hub.rooms.items()):
+            if room.id in room_ids:
+                self.drop(code)
+
+    def drop(self, code: str) -> None:
+        """Another process owns the room now: forget it here, close its connections (their
+        clients reconnect to the new owner), send nothing it had not committed."""
+        hub = self.hub
+        room = hub.rooms.pop(code, None)
+        self.leases.discard(code)
+        if room is None:
+            return
+        _halt(room)
+        self.store.discard_staged(room.id)
+        self.store.release(room.id)
+        hub.held = [(c, m) for c, m in hub.held if c.room is not room]
+        for conn, _ in room._conns():
+            conn.room, conn.seat = None, None
+            self.close(conn)
+        if isinstance(hub.quotas, ClusterQuotas):
+            hub.quotas.release_here(code)
+        hub.room_set_changed()
+        self.stats["lost"] += 1
+
+    def close(self, conn: Conn, code: int = 1012) -> None:
+        """Close a client connection (1012: come back, the service moved)."""
+        ws = self.sockets.get(conn)
+        if ws is not None:
+            self.spawn(ws.close(code=code))
+
+    async def room_closed(self, code: str) -> None:
+        """A room is over or expired: it no longer needs an owner nor counts against its maker."""
+        key = self.key
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.srem(key("rooms"), code)
+        pipe.eval(
+            scripts.ROOM_RELEASE,
+            4,
+            key("quota:room"),
+            key("quota:address"),
+            key("quota:account"),
+            key("quota:bots"),
+            code,
+        )
+        await pipe.execute()
+        self.lobby_changed()
+
+    async def room_made(self, code: str) -> None:
+        """A room was made here: it must have an owner from now on; the load counts it."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(self.key("rooms"), code)
+        pipe.hset(self.key("load"), self.node, self.load())
+        await pipe.execute()
+        self.lobby_changed()
+        await self.publish_lobby()
+
+    # -- news ------------------------------------------------------------------------------------
+    async def _listen(self, pubsub: Any) -> None:
+        while True:
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            if message is None:
+                continue
+            parts = str(message["data"]).split()
+            if parts[:1] == ["orphan"]:
+                self.wake.set()
+            elif parts[:1] == ["owner"] and len(parts) == 3:
+                _, code, node = parts
+                for relay in list(self.relays.get(code, ())):
+                    if relay.node != node:
+                        relay.moved()
+
+    # -- connections and addresses ---------------------------------------------------------------
+    async def connect(self, address: str) -> str | None:
+        """Count a client connection across the cluster; the refusal's code if it may not."""
+        limits = self.hub.limits
+        try:
+            found = await self.redis.eval(
+                scripts.CONNECT,
+                0,
+                self.config.prefix,
+                self.node,
+                address,
+                limits.connections_per_address,
+                2 * self.config.lease_ms,
+            )
+        except Exception as error:
+            log.warning("Redis did not answer (%s): the connection is counted here only", error)
+            return None
+        if int(found) == -1:
+            return "cooling_down"
+        if int(found) == -2:
+            return "too_many_connections"
+        return None
+
+    async def disconnect(self, address: str) -> None:
+        await self.redis.eval(scripts.DISCONNECT, 1, self.key("conns:" + self.node), address)
+
+    async def cool_down(self, address: str) -> None:
+        seconds = self.hub.limits.abuse_cooldown_seconds
+        if seconds > 0:
+            await self.redis.set(self.key("cool:" + address), "1", px=int(seconds * 1000))
+
+    # -- the lobby -------------------------------------------------------------------------------
+    def lobby_changed(self) -> None:
+        self.lobby_wake.set()
+
+    async def publish_lobby(self) -> None:
+        """This process's lobby entries in Redis (only what changed)."""
+        from laizi.server.api import _lobby_entry
+
+        entries = {
+            code: encode_entry(_lobby_entry(room))
+            for code, room in self.hub.rooms.items()
+            if room.status in LIVE
+        }
+        changed = {c: e for c, e in entries.items() if self.lobby_sent.get(c) != e}
+        gone = [c for c in self.lobby_sent if c not in entries]
+        if not changed and not gone:
+            return
+        key = self.key("lobby:" + self.node)
+        pipe = self.redis.pipeline(transaction=False)
+        if changed:
+            pipe.hset(key, mapping=changed)
+        if gone:
+            pipe.hdel(key, *gone)
+        pipe.pexpire(key, 2 * self.config.lease_ms)
+        await pipe.execute()
+        self.lobby_sent = entries
+
+    async def lobby_entries(self) -> list[str]:
+        """Every live process's lobby entries (JSON texts)."""
+        nodes = sorted(await self.live_loads())
+        pipe = self.redis.pipeline(transaction=False)
+        for node in nodes:
+            pipe.hvals(self.key("lobby:" + node))
+        out: list[str] = []
+        for values in await pipe.execute():
+            out += values
+        return out
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "address": self.config.advertise,
+            "leases": len(self.leases),
+            "relays": sum(len(r) for r in self.relays.values()),
+            "taken": self.stats["taken"],
+            "lost": self.stats["lost"],
+            "fenced": self.store.fenced,
+            "late_beats": self.stats["late"],
+        }
+
+
+def _halt(room: Room) -> None:
+    """Stop a room's clocks: nothing of it is played, sent or written any more here."""
+    for timer in list(room.timers):
+        timer.cancel()
+    room.live = False
+
+
+def refused_text(code: str) -> str:
+    return MESSAGE_TEXT[code]

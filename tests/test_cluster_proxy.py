@@ -1,0 +1,178 @@
+"""The shipped nginx configuration (deploy/nginx/laizi.conf) in front of two processes of a
+cluster: a real nginx, real players through it — one process killed under them — and a
+browser (Debian's Chromium) that plays a hand through it (issue 16)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cluster_helpers import (
+    FAST_TABLE,
+    Cluster,
+    Player,
+    check_table,
+    get,
+    pg_url,
+    redis_server,
+)
+from tests.server_helpers import free_port
+
+__all__ = ["pg_url", "redis_server"]  # the fixtures, for pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "deploy" / "nginx" / "laizi.conf"
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+class Nginx:
+    """nginx with the shipped site, its upstream pointed at ``ports``, on a free port."""
+
+    def __init__(self, where: Path, ports: list[int]) -> None:
+        self.port = free_port()
+        self.where = where
+        site = SITE.read_text()
+        servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n" for p in ports)
+        site, count = re.subn(r"(    server 127\.0\.0\.1:\d+ [^\n]*\n)+", servers, site)
+        assert count == 1, "the upstream block of deploy/nginx/laizi.conf moved"
+        site = site.replace("listen 80;", f"listen 127.0.0.1:{self.port};")
+        site = site.replace("listen [::]:80;\n", "")
+        (where / "laizi.conf").write_text(site)
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        temp = "".join(
+            f"  {kind}_temp_path {where / kind};\n"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        (where / "nginx.conf").write_text(
+            f"{user}worker_processes 1;\npid {where / 'nginx.pid'};\n"
+            f"error_log {where / 'error.log'} warn;\nevents {{ worker_connections 1024; }}\n"
+            f"http {{\n  access_log off;\n{temp}  include {where / 'laizi.conf'};\n}}\n"
+        )
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Nginx:
+        conf = str(self.where / "nginx.conf")
+        tested = subprocess.run(
+            [NGINX, "-t", "-p", str(self.where), "-c", conf], capture_output=True
+        )
+        assert tested.returncode == 0, tested.stderr.decode()
+        self.proc = subprocess.Popen(
+            [NGINX, "-p", str(self.where), "-c", conf, "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.http}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.__exit__()
+                    raise AssertionError((self.where / "error.log").read_text()) from None
+                time.sleep(0.05)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@pytest.fixture
+def proxied(tmp_path: Path, pg_url: str, redis_server: str) -> Iterator[tuple[Cluster, Nginx]]:
+    if not Path(NGINX).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("nginx is not installed")
+        pytest.skip("nginx is not installed")
+    where = tmp_path / "nginx"
+    where.mkdir()
+    flags = ("--proxy-headers", "127.0.0.1")
+    with (
+        Cluster(tmp_path, pg_url, redis_server, 2, flags) as cluster,
+        Nginx(where, [n.port for n in cluster.nodes]) as nginx,
+    ):
+        yield cluster, nginx
+
+
+def _create(base: str, **table: object) -> dict[str, object]:
+    body = json.dumps({"rules": "wuhan-hongzhong-kaikou", "table": table}).encode()
+    request = urllib.request.Request(
+        base + "/api/rooms", data=body, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as r:
+        room: dict[str, object] = json.loads(r.read())
+        return room
+
+
+@pytest.mark.slow
+def test_players_through_nginx_survive_a_process_killed_under_them(
+    proxied: tuple[Cluster, Nginx],
+) -> None:
+    """Four tables made and played through nginx only (spread over both processes, most
+    connections relayed by the process nginx picked); one process is killed mid-hand: nginx
+    sends the reconnections to the other, which has taken the rooms over; every match ends
+    and checks out."""
+    cluster, nginx = proxied
+    table = {**FAST_TABLE, "players": 1, "hands": 2, "bot_delay_ms": 60}
+    codes = [str(_create(nginx.http, **table)["code"]) for _ in range(4)]
+    owners = {cluster.owner_port(code) for code in codes}
+    assert owners == {n.port for n in cluster.nodes}  # placed on both
+    players = [Player(code, [nginx.port], seed=i, delay=0.1) for i, code in enumerate(codes)]
+
+    async def run() -> None:
+        deadline = time.monotonic() + 180
+        tasks = [asyncio.create_task(p.run(deadline)) for p in players]
+        while not all(p.last_seq is not None and p.last_seq > 12 for p in players):
+            await asyncio.sleep(0.1)
+            assert time.monotonic() < deadline
+        cluster.kill9(0)
+        await asyncio.gather(*tasks)
+
+    asyncio.run(run())
+    for player in players:
+        check_table(cluster.nodes[1].port, player.code, [player])
+    assert any(p.reconnects for p in players)
+    status, body = get(nginx.port, "/api/lobby")
+    assert status == 200 and json.loads(body)["total"] == 0  # every match over
+
+
+@pytest.mark.slow
+def test_a_browser_plays_a_hand_through_nginx(proxied: tuple[Cluster, Nginx]) -> None:
+    """The web client, as a player would use it: the lobby's form, the table, a whole hand
+    clicked to its settlement — every request and the WebSocket through nginx."""
+    from laizi.engine import parse_record, verify
+    from tests.web_browser import create_room, launch, new_page, play_until, shot
+
+    cluster, nginx = proxied
+    for browser in launch():
+        page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+        code = create_room(page, nginx.http, hands="1", bot_level="greedy")
+        assert cluster.owner_port(code) in {n.port for n in cluster.nodes}
+        play_until(page, ".settlement.open table.settle", limit=200)
+        shot(page, "cluster-settlement")
+        status, raw = get(nginx.port, f"/api/rooms/{code}/hands/0")
+        assert status == 200
+        record = parse_record(raw.decode())
+        assert verify(record).ok
+        page.wait_for_selector(".seed-check[data-state=ok]")
+        assert str(record[-1]["seed"]) in page.inner_text(".seed")
+        assert errors == []
