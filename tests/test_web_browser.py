@@ -15,7 +15,7 @@ from laizi.rules import PRESETS, Settings
 from laizi.server.schema import room_schema
 from laizi.server.table import TableSettings
 from tests.server_helpers import ServerProcess
-from tests.web_browser import click_once, create_room, launch, new_page, play_until, shot
+from tests.web_browser import click_once, create_room, launch, new_page, open_more, play_until, shot
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def test_lobby_form_has_every_setting_with_its_default(server, browser):
     """The form is the server's schema: every field of Settings and of TableSettings is there."""
     page, errors = new_page(browser)
     page.goto(server.http + "/")
-    page.wait_for_selector("#rules-cap")
+    page.wait_for_selector("#rules-cap", state="attached")
+    open_more(page)
     for preset in ("wuhan-hongzhong-kaikou", "wuhan-qipi-koukou", "baishan"):
         page.select_option("#preset", preset)
         settings = PRESETS[preset].to_json()
@@ -77,7 +78,8 @@ def test_lobby_form_has_every_setting_with_its_default(server, browser):
 def test_the_server_validates_the_form(server, browser):
     page, _ = new_page(browser)
     page.goto(server.http + "/")
-    page.wait_for_selector("#rules-cap")
+    page.wait_for_selector("#rules-cap", state="attached")
+    open_more(page)
     page.fill("#rules-golden_cap", "100")  # below the cap of 300: the ladder only climbs (A9)
     page.click("#create-room")
     page.wait_for_selector(".form-error:not(:empty)")
@@ -238,10 +240,12 @@ def test_replay_viewer_steps_forward_and_back_with_every_hand_open(server, brows
 def test_chinese_and_english(server, browser):
     page, _ = new_page(browser, locale="en-US")
     page.goto(server.http + "/")
-    page.wait_for_selector("#rules-cap")
+    page.wait_for_selector("#rules-cap", state="attached")
+    open_more(page)
     assert page.inner_text(".create h2") == "Create a room"
     page.click("#lang")
-    page.wait_for_selector("#rules-cap")
+    page.wait_for_selector("#rules-cap", state="attached")
+    open_more(page)
     assert page.inner_text(".create h2") == "开房"
     assert "封顶" in page.inner_text("label[for=rules-cap]")
     create_room(page, server.http, name="Di", hands="1")
@@ -311,7 +315,8 @@ def test_account_lobby_leaderboard_rank_and_my_past_hands(server, browser):
 def test_a_baishan_hand_by_clicking_to_its_settlement(server, browser):
     page, errors = new_page(browser)
     page.goto(server.http + "/")
-    page.wait_for_selector("#rules-cap")
+    page.wait_for_selector("#rules-cap", state="attached")
+    open_more(page)
     page.select_option("#preset", "baishan")
     assert page.locator("#rules-min_points").count() == 0  # only Baishan's own settings
     assert page.input_value("#rules-cap") == "64"
@@ -361,7 +366,7 @@ def test_join_by_link_and_by_code_then_the_match_starts(server, browser):
     second.wait_for_selector(".board")
     first.wait_for_selector(".board")
     names = sorted(first.locator(".seat .name").all_inner_texts())
-    assert names == ["Gao (you)", "Hu", "bot 2", "bot 3"]
+    assert names == ["Bot 2", "Bot 3", "Gao (you)", "Hu"]  # bots named in the language
     # Both are guests: every seat of a person without an account carries the guest badge.
     assert first.locator(".seat[data-seat='1'] .badge.guest").inner_text() in ("guest", "游客")
     assert first.locator(".seat .badge.guest").count() == 2

@@ -69,8 +69,9 @@ def shot(page: Page, name: str) -> Path:
 def create_room(page: Page, base: str, name: str = "Alice", **table: str) -> str:
     """Create a room from the lobby's form (one seat for people, bots fill the rest); its code."""
     page.goto(base + "/")
-    page.wait_for_selector("#rules-cap")
+    page.wait_for_selector("#rules-cap", state="attached")
     page.fill("#player-name", name)
+    open_more(page)
     for key, value in {**FAST_TABLE, **table}.items():
         field = page.locator(f"#table-{key}")
         if field.evaluate("e => e.tagName") == "SELECT":
@@ -81,6 +82,12 @@ def create_room(page: Page, base: str, name: str = "Alice", **table: str) -> str
     page.wait_for_url("**/r/*")
     page.wait_for_selector(".board")
     return page.url.rsplit("/", 1)[1]
+
+
+def open_more(page: Page) -> None:
+    """Unfold the lobby's 更多设置 / More settings (every setting but quick play's two)."""
+    if not page.locator("#more-settings[open]").count():
+        page.click("#more-settings summary")
 
 
 def click_once(page: Page) -> bool:
@@ -100,6 +107,8 @@ def click_once(page: Page) -> bool:
         page.click("button.act-pass")
     elif page.locator("button[data-discard]").count():
         page.locator("button[data-discard]").last.click()
+        if page.locator(".my-hand.tap-two .tile-btn.raised").count():  # tap twice: raised, now go
+            page.locator(".tile-btn.raised").click()
     else:
         page.locator("button.act").first.click()
     deadline = time.monotonic() + 10

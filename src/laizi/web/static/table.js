@@ -9,7 +9,7 @@ import { RoomConnection, savedSeat } from "./net.js";
 import { factorText, multiplierHtml, renderSettlement } from "./settle.js";
 import { sound, soundOn, setSound } from "./sound.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
-import { esc, guestless, num, seatName } from "./util.js";
+import { esc, num, seatName } from "./util.js";
 
 const POSITIONS = ["bottom", "right", "top", "left"]; // the next seat in play order sits to the right
 const BANNERS = { chow: "banner_chow", pung: "banner_pung", kong: "banner_kong", concealed_kong: "banner_kong", added_kong: "banner_kong", lay_out: "banner_lay_out" };

@@ -1,6 +1,6 @@
 // Small helpers shared by the pages.
 
-import { t } from "./i18n.js";
+import { pick, t } from "./i18n.js";
 
 export function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -75,4 +75,11 @@ export function el(html) {
   const box = document.createElement("div");
   box.innerHTML = html.trim();
   return box.firstElementChild;
+}
+
+/** A server error in the reader's language: `message_zh` / `message` (every error has a stable
+ * `code` with both texts), or the older `error_zh` / `error`. */
+export function errorText(body) {
+  const en = body.message || body.error || body.code || "";
+  return pick([body.message_zh || body.error_zh || en, en]);
 }
