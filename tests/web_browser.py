@@ -97,6 +97,9 @@ def click_once(page: Page) -> bool:
     discarded — a laizi or must-gang tile that must go is laid out the same way.
     """
     actions = page.locator(".actions[data-prompt]")
+    if page.locator(".settlement.open .continue").count():  # the settlement stays: go on
+        page.locator(".settlement.open .continue").click()
+        return True
     if not actions.count():
         return False
     prompt = actions.get_attribute("data-prompt")

@@ -185,7 +185,7 @@ const TEXT = {
   on_tile: ["胡 {0}", "on {0}"],
   winning_hand: ["胡牌", "winning hand"],
   drawn_kongs: ["荒庄：杠钱照付", "Drawn hand: kong payments stand"],
-  drawn_nobody: ["荒庄（流局）：不计分", "Drawn hand (荒庄): no hand payments"],
+  drawn_nobody: ["不计分", "nobody pays"],
   sound_on: ["声音：开", "Sound: on"],
   sound_off: ["声音：关", "Sound: off"],
   tap_two: ["点两下出牌", "Tap twice to discard"],

@@ -335,7 +335,9 @@ export class TablePage {
     const away = [...this.away.keys()].filter((s) => s !== this.seat)
       .map((s) => `<div class="banner away" role="status" data-away="${s}">${esc(t("away_banner_plain", this.name(s)))}</div>`).join("");
     let body;
-    if (!m || !m.players) body = this.waitingHtml();
+    // A finished room's link (opened after the match): its totals and every hand's replay.
+    if (room.status === "over" && !this.matchEnd) body = this.finishedHtml();
+    else if (!m || !m.players) body = this.waitingHtml();
     else body = this.boardHtml();
     this.root.innerHTML = `<div class="table-page ${this.seat == null ? "spectating" : ""}">${bar}${banner}${error}${away}${body}</div>`;
     const panel = this.root.querySelector(".settlement");
@@ -390,7 +392,6 @@ export class TablePage {
 
   waitingHtml() {
     const room = this.room;
-    if (room.status === "over") return this.finishedHtml();
     const seats = room.seats.map((s) => `<li>${t("seat")} ${s.seat}: ${s.kind === "empty" ? t("empty") : esc(this.name(s.seat))}${s.kind === "bot" && !/^bot \d+$/.test(s.name) ? ` (${t("bot")})` : ""}${s.guest && s.seat !== this.seat ? ` (${t("guest")})` : ""}</li>`).join("");
     return `<div class="waiting"><h2>${t("waiting")}</h2><p>${t("start_note")}</p><ul>${seats}</ul>` +
       `<p>${t("room_code")}: <b class="big-code">${esc(this.code)}</b></p><div class="settlement"></div></div>`;
