@@ -164,7 +164,9 @@ function revealHtml({ seat, concealed, name, player, laizi, mustGang, winner, wi
   const tiles = sortTiles(parseTiles(concealed));
   let winning = "";
   if (winTile) {
-    const i = tiles.lastIndexOf(winTile);
+    // A self-drawn tile is among the concealed ones (3n+2 tiles); a discard or a robbed kong's
+    // tile is not: it is only set apart.
+    const i = tiles.length % 3 === 2 ? tiles.lastIndexOf(winTile) : -1;
     if (i >= 0) tiles.splice(i, 1);
     winning = `<span class="win-tile" data-win-tile="${winTile}">${mark(winTile, ["win"])}</span>`;
   }

@@ -13,7 +13,7 @@ import { esc, num, seatName } from "./util.js";
 
 const POSITIONS = ["bottom", "right", "top", "left"]; // the next seat in play order sits to the right
 const BANNERS = { chow: "banner_chow", pung: "banner_pung", kong: "banner_kong", concealed_kong: "banner_kong", added_kong: "banner_kong", lay_out: "banner_lay_out" };
-const REASONS = ["below_minimum", "two_laizi_small", "not_opened", "holding_must_gang", "locked"];
+const REASONS = ["below_minimum", "two_laizi_small", "not_opened", "holding_must_gang", "pass_win_locked", "no_terminal", "no_triplet", "not_allowed"];
 
 /** A reason code from the server (hints, no_win) in the reader's language. */
 export function reasonText(reason) {
