@@ -341,3 +341,46 @@ def test_the_replay_keeps_its_step_on_a_language_switch(server, browser):
     page.wait_for_selector(".replay .open-hand")
     assert page.get_attribute("[data-step-no]", "data-step-no") == "5"
     assert errors == []
+
+
+def test_the_lobby_opens_with_quick_play_and_the_selects_pick_the_preset(server, browser):
+    """快速开始 at the top (variant + mode, three bots, go); every other setting folded under
+    更多设置; the variant and mode selects pick the preset (RULES.md A1: the pair is the preset)."""
+    page, errors = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True)
+    page.goto(server.http + "/")
+    page.evaluate("localStorage.setItem('laizi.lang', 'zh')")
+    page.reload()
+    page.wait_for_selector("#qp-variant")
+    page.wait_for_selector("#rules-cap", state="attached")
+    go = page.locator("#create-room").bounding_box()
+    assert go is not None and go["y"] + go["height"] < 844  # on the first screen of a phone
+    assert page.inner_text(".quick h3") == "快速开始"
+    assert page.locator("#more-settings[open]").count() == 0
+    assert not page.locator("#rules-cap").is_visible()
+    page.select_option("#qp-variant", "qipi_silai")
+    page.select_option("#qp-mode", "koukou")
+    assert page.input_value("#preset") == "wuhan-qipi-koukou"
+    open_more(page)
+    assert page.input_value("#rules-min_points") == "64"  # the pair's own defaults
+    page.select_option("#rules-mode", "kaikou")  # the fields below pick the preset as well
+    assert page.input_value("#preset") == "wuhan-qipi-kaikou"
+    assert page.input_value("#qp-mode") == "kaikou"
+    page.select_option("#rules-variant", "hongzhong")
+    assert page.input_value("#preset") == "wuhan-hongzhong-kaikou"
+    assert page.input_value("#qp-variant") == "hongzhong"
+    page.select_option("#qp-variant", "baishan")
+    assert page.input_value("#preset") == "baishan"
+    assert page.locator("#qp-mode").is_disabled()
+    page.select_option("#qp-variant", "hongzhong_facai")
+    page.select_option("#qp-mode", "koukou")
+    page.click("#more-settings summary")  # folded again: quick play goes with the pair alone
+    page.click("#create-room")
+    page.wait_for_url("**/r/*")
+    code = page.url.rsplit("/", 1)[1]
+    page.wait_for_selector(".board")  # you sat down: the match starts with the bots
+    status, body = server.get(f"/api/rooms/{code}")
+    room = json.loads(body)
+    assert room["rules"]["preset"] == "wuhan-facai-koukou"
+    assert room["table"]["players"] == 1
+    assert [s["kind"] for s in room["seats"]].count("bot") == 3
+    assert errors == []
