@@ -33,6 +33,7 @@ from laizi.server.room.base import (
     Timer,
     new_code,
 )
+from laizi.server.room.hints import Hints
 from laizi.server.room.match import MatchFlow
 from laizi.server.room.prompts import Prompts
 from laizi.server.room.recovery import Recovery
@@ -53,5 +54,5 @@ __all__ = [
 ]
 
 
-class Room(Seating, Streams, Prompts, MatchFlow, Recovery):
+class Room(Seating, Streams, Prompts, Hints, MatchFlow, Recovery):
     """One table: its rules, table settings, seats, match and streams."""

@@ -103,6 +103,7 @@ class Prompts(RoomBase):
                 self._save_seat(seat)
                 self._broadcast_info()
             self._schedule(prompt)
+        self._update_hints()
 
     def _schedule(self, prompt: Prompt) -> None:
         """Run a prompt's clock: the auto-player's delay, or the player's time — counted from

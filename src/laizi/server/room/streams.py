@@ -43,6 +43,7 @@ class Streams(RoomBase):
                 self.post(conn, self.pending.message())
         if viewer is not None and viewer in self.prompts:
             self._send_prompt(self.prompts[viewer])
+        self._resend_hints(conn)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
         """Add events to the hand's record and to every viewer's stream; send them — during a
@@ -117,3 +118,5 @@ class Streams(RoomBase):
                 for conn, seat in conns:
                     if seat == v:
                         self.post(conn, message)
+        if conns:
+            self._update_hints(self._hint_discards(events))
