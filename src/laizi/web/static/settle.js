@@ -36,7 +36,7 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
   let table = "";
   const s = end.settlement;
   if (end.reason === "drawn") {
-    const kongs = end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0);
+    const kongs = end.drawn_kongs_paid || (end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0));
     head = `<p class="verdict">${t("drawn_hand")}</p>` + (kongs ? `<p class="kong-line" data-kong-line>${t("drawn_kongs")}</p>` : `<p class="muted">${t("drawn_nobody")}</p>`);
   }
   else if (end.reason === "abandon") head = `<p class="verdict">${t("escaped", esc(names(end.seat)))}</p>`;
@@ -76,9 +76,12 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
       `<td class="points ${sign(payments[seat]) > 0 ? "plus" : sign(payments[seat]) < 0 ? "minus" : ""}">${num(payments[seat])}</td></tr>`);
     table = `<table class="settle"><thead><tr><th>${t("player")}</th>${kongs ? `<th>${t("kongs")}</th>` : ""}<th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
   }
-  const laizi = (s && s.laizi) || (model && model.laizi) || null;
+  const laizi = end.laizi || (s && s.laizi) || (model && model.laizi) || null;
   const mustGang = (s && s.must_gang) || (model && model.must_gang) || [];
-  const players = model && model.players ? model.players : null;
+  // The end event's own melds and laid-out tiles (minor 2), else the table's model.
+  const players = end.melds
+    ? end.melds.map((melds, seat) => ({ melds, laid_out: end.laid_out ? end.laid_out[seat] : [] }))
+    : model && model.players ? model.players : null;
   const hands = (end.hands || []).map((h, seat) => revealHtml({
     seat, concealed: h, name: names(seat), player: players ? players[seat] : null, laizi, mustGang,
     winner: end.winner === seat, winTile: end.winner === seat && win ? win.tile : null,
@@ -146,8 +149,8 @@ function howHtml(end, win, names, s) {
   else if (how === "rob_kong" || how === "robbed_kong") parts.push(t("how_robbed_by", esc(names(from))));
   else if (HOW[how]) parts.push(t(HOW[how]));
   const wins = (s && s.wins) || [];
-  if (wins.includes("gangshanghua") && how !== "kong_bloom") parts.push(t("how_kong_bloom"));
-  if (wins.includes("haidilao") && how !== "last_tile") parts.push(t("how_last_tile"));
+  if ((end.kong_bloom || wins.includes("gangshanghua") || wins.includes("ganghoukai")) && how !== "kong_bloom") parts.push(t("how_kong_bloom"));
+  if ((end.last_tile || wins.includes("haidilao")) && how !== "last_tile") parts.push(t("how_last_tile"));
   if (tile) parts.push(`${t("on_tile", esc(tileName(tile, getLang())))} ${tileSvg(tile, { marks: ["win"], title: tileName(tile, getLang()) })}`);
   return `<span class="how" data-how="${esc(how || "")}" data-win-tile="${esc(tile || "")}">${parts.join(" · ")}</span>`;
 }

@@ -111,8 +111,12 @@ export class TablePage {
       case "hints":
         this.hints = m;
         break;
+      case "clock":
+        // Another seat was prompted on its turn (minor 2): its clock, for everyone watching.
+        this.clock = { ...m, at: performance.now() };
+        break;
       case "pause":
-        this.pause = { seconds: m.seconds, waiting: m.waiting || [], at: performance.now() };
+        this.pause = { seconds: Number(m.seconds), total: m.total, waiting: m.waiting || [], at: performance.now() };
         if (this.seat != null && !this.pause.waiting.includes(this.seat)) this.continued = true;
         break;
       case "away":
@@ -154,6 +158,7 @@ export class TablePage {
       this.continued = false;
       this.moqie = new Map();
       this.raised = null;
+      this.clock = null;
     }
     if (!this.model) return;
     const m = this.model;
@@ -281,6 +286,11 @@ export class TablePage {
   othersClock() {
     const m = this.model;
     if (!m || !m.players || m.phase === "over" || !this.room) return null;
+    const c = this.clock;
+    if (c && m.to_act && m.to_act.includes(c.seat) && (m.phase === "turn" || m.phase === "final")) {
+      const used = (c.elapsed || 0) + (performance.now() - c.at) / 1000;
+      return { main: Math.max(0, c.seconds - used), bank: Math.max(0, c.bank - Math.max(0, used - c.seconds)), total: c.seconds };
+    }
     const seconds = Number(this.room.table && this.room.table.action_seconds) || 0;
     if (!seconds) return null;
     const left = Math.max(0, seconds - (performance.now() - this.turnAt) / 1000);
@@ -289,7 +299,11 @@ export class TablePage {
 
   tick() {
     const r = this.remaining() || (this.seat == null ? this.othersClock() : null);
-    for (const box of this.root.querySelectorAll(".timer")) {
+    const other = this.seat != null ? this.othersClock() : null;
+    for (const box of this.root.querySelectorAll(".seat-timer")) {
+      box.textContent = other ? t("seconds", Math.ceil(other.main > 0 ? other.main : other.bank)) : "";
+    }
+    for (const box of this.root.querySelectorAll(".timer:not(.seat-timer)")) {
       if (!r) { box.textContent = ""; box.style.removeProperty("--left"); continue; }
       box.textContent = r.main > 0 ? t("seconds", Math.ceil(r.main)) : t("bank", Math.ceil(r.bank));
       box.classList.toggle("low", r.main <= 5);
@@ -339,9 +353,16 @@ export class TablePage {
     if (room.status === "over" && !this.matchEnd) body = this.finishedHtml();
     else if (!m || !m.players) body = this.waitingHtml();
     else body = this.boardHtml();
+    // The open settlement is kept as it is while nothing in it changed (its buttons stay put, a
+    // phone keeps its scroll position); the table around it is drawn again.
+    const old = this.root.querySelector(".settlement");
+    const key = this.end && m ? JSON.stringify([m.hand, getLang(), this.seat, this.continued, this.pause && this.pause.waiting, !!this.matchEnd, this.room.status, this.room.seats.map((x) => x.name)]) : "";
     this.root.innerHTML = `<div class="table-page ${this.seat == null ? "spectating" : ""}">${bar}${banner}${error}${away}${body}</div>`;
     const panel = this.root.querySelector(".settlement");
-    if (this.end && m && panel) {
+    if (key && panel && old && old.dataset.key === key) {
+      panel.replaceWith(old);
+    } else if (this.end && m && panel) {
+      panel.dataset.key = key;
       renderSettlement(panel, { end: this.end, room, dealer: m.dealer, commitment: m.commitment, hand: m.hand, code: this.code, mySeat: this.seat, model: m });
       panel.insertAdjacentHTML("afterbegin", this.pauseHtml());
       if (this.matchEnd) panel.insertAdjacentHTML("beforeend", this.matchEndHtml());
@@ -500,7 +521,7 @@ export class TablePage {
     const fans = p.fans || p.running_fans;
     if (!fans || !fans.length) return "";
     return `<span class="fans" data-fans>${fans.map((f) => {
-      const code = typeof f === "string" ? f : f.code || f.name;
+      const code = typeof f === "string" ? f : f.id || f.code || f.name;
       const label = f.zh && f.en ? pick([f.zh, f.en]) : named(FAN_NAMES, code);
       return `<span class="fan">${esc(label)}${f.fans != null ? ` +${f.fans}` : ""}</span>`;
     }).join("")}</span>`;
