@@ -71,7 +71,7 @@ def test_lobby_form_has_every_setting_with_its_default(server, browser):
         shown = "" if value is None else str(value).removesuffix(".0")  # empty: the default
         assert page.locator(f"#table-{key}").input_value() == shown, key
     assert page.locator("#table-bot_level").input_value() == "greedy"
-    assert page.locator("#table-action_seconds").input_value() == "10"
+    assert page.locator("#table-action_seconds").input_value() == "15"
     assert errors == []
 
 

@@ -28,7 +28,12 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("LAIZI_TEST_OUTPUT", ROOT / "test-output")) / "web"
-FAST_TABLE = {"bot_delay_ms": "5", "between_hands_ms": "5", "action_seconds": "600"}
+FAST_TABLE = {
+    "bot_delay_ms": "5",
+    "between_hands_ms": "5",
+    "action_seconds": "600",
+    "settlement_seconds": "0",  # the next hand at once (the settlement-that-stays tests set it)
+}
 
 
 def launch() -> Iterator[Browser]:

@@ -202,8 +202,7 @@ def _public(state: HandState, seat: int) -> tuple[Any, ...]:
         state.dealer,
         seat,
         tuple(
-            (tuple(p.melds), tuple(p.laid_out), p.size(), p.declared_ready)
-            for p in state.players
+            (tuple(p.melds), tuple(p.laid_out), p.size(), p.declared_ready) for p in state.players
         ),
     )
 

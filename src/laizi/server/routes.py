@@ -3,6 +3,8 @@ record.  Each handler finds the hub in ``request.app.state`` (:func:`laizi.serve
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -11,10 +13,10 @@ from laizi import jsonsafe
 from laizi.engine.record import to_jsonl
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
-from laizi.server.room.hints import hint_ms_p99
 from laizi.server.hub import hub_of
 from laizi.server.limits import LimitError, Owner, too_large_response
 from laizi.server.protocol import PROTOCOL_VERSION
+from laizi.server.room.hints import hint_ms_p99
 from laizi.server.table import TableSettingsError
 
 __all__ = ["body_too_large", "table_routes"]
@@ -25,7 +27,7 @@ ROOM_BODY_BYTES = 16_384
 
 async def healthz(request: Request) -> Response:
     hub = hub_of(request.app)
-    health = {"ok": True, "protocol": PROTOCOL_VERSION, "rooms": len(hub.rooms)}
+    health: dict[str, Any] = {"ok": True, "protocol": PROTOCOL_VERSION, "rooms": len(hub.rooms)}
     health["hint_ms_p99"] = hint_ms_p99()  # the 听牌 hints' cost per computation
     if hub.bookings is not None:
         health.update(hub.bookings.health())  # unbooked matches and why

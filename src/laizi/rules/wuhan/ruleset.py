@@ -84,7 +84,7 @@ class WuhanRuleset(Ruleset):
     def shape_waits(
         self, counts: Sequence[int], melds: Sequence[Meld], specials: SpecialTiles
     ) -> list[int]:
-        """The common shapes, and 乱风 / 乱将 (A6): a hand all of one family takes any tile of it."""
+        """The common shapes, and 乱风 / 乱将 (A6): a hand of one family takes any tile of it."""
         found = set(super().shape_waits(counts, melds, specials))
         if not shapeless_family(counts, melds, specials.laizi):
             return sorted(found)  # a tile more never makes a hand of one family

@@ -17,8 +17,12 @@ class Streams(RoomBase):
         """The missed events (or a snapshot), then the room, one's 托管 state, a pending
         ``commit`` and any pending prompt."""
         if self.gate is not None:  # the streams are behind the state until the pause ends
+            # Until then the connection gets nothing streamed: the catch-up sends it all, in
+            # order (the held events included).
+            self.catching.add(conn)
             self.after_gate.append(lambda: self.catch_up(conn, last_seq))
             return
+        self.catching.discard(conn)
         viewer = conn.seat
         stream = self.streams[viewer]
         base = self.base[viewer]
@@ -44,6 +48,7 @@ class Streams(RoomBase):
         if viewer is not None and viewer in self.prompts:
             self._send_prompt(self.prompts[viewer])
         self._resend_hints(conn)
+        self._resend_pause(conn)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
         """Add events to the hand's record and to every viewer's stream; send them — during a
@@ -116,7 +121,7 @@ class Streams(RoomBase):
                 self.seq[v] += 1
                 message = {"type": "event", "seq": self.seq[v], "event": shown}
                 for conn, seat in conns:
-                    if seat == v:
+                    if seat == v and conn not in self.catching:
                         self.post(conn, message)
         if conns:
             self._update_hints(self._hint_discards(events))
