@@ -1,7 +1,7 @@
-"""听牌 hints in the browser (issue 15, point 1): every discard that leaves the hand ready is marked,
-hovering it shows each wait with the copies still unseen and what the win would collect now — the
-same numbers `laizi score` gives on the same situation — and once ready the 13-tile strip shows
-them; the server sends them to that seat only (docs/protocol.md, minor 2)."""
+"""听牌 hints in the browser (issue 15, point 1): every discard that leaves the hand ready is
+marked, hovering it shows each wait with the copies still unseen and what the win would collect
+now — the same numbers `laizi score` gives on the same situation — and once ready the 13-tile
+strip shows them; the server sends them to that seat only (docs/protocol.md, minor 2)."""
 
 from __future__ import annotations
 
@@ -117,14 +117,15 @@ def ready_hand(page: Page, deadline: float) -> dict[str, Any] | None:
         state = table_state(page)
         if state and state["prompt"] and state["hints"] and state["hints"]["discards"]:
             offered = {a["tile"] for a in state["prompt"]["legal"] if a["type"] == "discard"}
+            hidden_kong = any(
+                m["kind"] == "concealed_kong" and not m["tiles"]
+                for p in state["players"]
+                for m in p["melds"]
+            )
             for d in state["hints"]["discards"]:
-                if d["tile"] in offered and any(w["self_drawn"] for w in d["waits"]):
-                    if not any(
-                        m["kind"] == "concealed_kong" and not m["tiles"]
-                        for p in state["players"]
-                        for m in p["melds"]
-                    ):
-                        return state
+                allowed = any(w["self_drawn"] for w in d["waits"])
+                if d["tile"] in offered and allowed and not hidden_kong:
+                    return state
         if page.locator(".match-end").count():
             return None
         if not greedy_once(page, take_win=False):

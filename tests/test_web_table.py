@@ -81,8 +81,20 @@ def test_the_square_table(server, browser):
         kongs = sum(1 for m in player["melds"] if "kong" in m["kind"])
         assert counts.split() == [f"开口{opened}", f"杠{kongs}"], counts
         assert page.locator(f".seat[data-seat='{seat}'] .mult").is_visible()  # ×N beside them
-    at = centres(page, [".centre", ".pond-top", ".pond-bottom", ".pond-left", ".pond-right",
-                        ".seat.pos-top", ".seat.pos-left", ".seat.pos-right", ".seat.pos-bottom"])
+    at = centres(
+        page,
+        [
+            ".centre",
+            ".pond-top",
+            ".pond-bottom",
+            ".pond-left",
+            ".pond-right",
+            ".seat.pos-top",
+            ".seat.pos-left",
+            ".seat.pos-right",
+            ".seat.pos-bottom",
+        ],
+    )
     cx, cy = at[".centre"]
     assert at[".pond-top"][1] < cy < at[".pond-bottom"][1]
     assert at[".pond-left"][0] < cx < at[".pond-right"][0]
@@ -227,8 +239,9 @@ def test_animations_honour_reduced_motion_and_sounds_start_off(server, browser):
 def test_banners_for_every_seats_claims_and_wins(server, browser):
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
     page.add_init_script(
-        "window.__banners = []; new MutationObserver(() => document.querySelectorAll('.call-banner')"
-        ".forEach((b) => window.__banners.push([b.closest('.seat').dataset.seat, b.textContent])))"
+        "window.__banners = []; new MutationObserver(() => document"
+        ".querySelectorAll('.call-banner').forEach((b) => window.__banners.push("
+        "[b.closest('.seat').dataset.seat, b.textContent])))"
         ".observe(document, { childList: true, subtree: true });"
     )
     zh_room(page, server, name="Ban", hands="2")
@@ -265,7 +278,7 @@ def test_a_finished_rooms_link_shows_the_totals_and_the_replays(server, browser)
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
     code = zh_room(page, server, name="Fin", hands="1")
     play_until(page, ".match-end")
-    status, body = server.get(f"/api/rooms/{code}")
+    _, body = server.get(f"/api/rooms/{code}")
     room = json.loads(body)
     assert room["status"] == "over"
     later, errors2 = new_page(browser, viewport={"width": 1280, "height": 900})
@@ -378,9 +391,122 @@ def test_the_lobby_opens_with_quick_play_and_the_selects_pick_the_preset(server,
     page.wait_for_url("**/r/*")
     code = page.url.rsplit("/", 1)[1]
     page.wait_for_selector(".board")  # you sat down: the match starts with the bots
-    status, body = server.get(f"/api/rooms/{code}")
+    _, body = server.get(f"/api/rooms/{code}")
     room = json.loads(body)
     assert room["rules"]["preset"] == "wuhan-facai-koukou"
     assert room["table"]["players"] == 1
     assert [s["kind"] for s in room["seats"]].count("bot") == 3
+    assert errors == []
+
+
+def test_the_settlement_stays_until_every_person_pressed_continue(server, browser):
+    """Two people at the table: the settlement is still open after 15 s, says who is still to
+    press 继续, counts down, and closes (the next deal) once both pressed (issue 15, point 2)."""
+    status, room = server.post(
+        "/api/rooms",
+        {
+            "rules": "wuhan-hongzhong-kaikou",
+            "table": {
+                "players": 2,
+                "hands": 2,
+                "bot_delay_ms": 5,
+                "between_hands_ms": 5,
+                "action_seconds": 600,
+                "settlement_seconds": 40,
+            },
+        },
+    )
+    assert status == 201, room
+    pages = []
+    for name in ("Qin", "Ren"):
+        page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+        page.goto(server.http + "/")
+        page.evaluate(
+            "localStorage.setItem('laizi.lang', 'zh');"
+            f" localStorage.setItem('laizi.name', '{name}')"
+        )
+        page.goto(f"{server.http}/r/{room['code']}")
+        pages.append((page, errors))
+    for page, _ in pages:
+        page.wait_for_selector(".board")
+    deadline = time.monotonic() + 240
+    while not all(p.locator(".settlement.open .pause-bar").count() for p, _ in pages):
+        assert time.monotonic() < deadline, "the first hand never ended"
+        moved = False
+        for page, _ in pages:
+            if not page.locator(".settlement.open").count():
+                moved = click_once(page) or moved
+        if not moved:
+            time.sleep(0.03)
+    first, second = pages[0][0], pages[1][0]
+    hand = first.evaluate("window.laiziPage.model.hand")
+    assert first.locator(".settlement.open .continue").inner_text() == "继续"
+    time.sleep(15.5)
+    for page, _ in pages:
+        assert page.locator(".settlement.open").count() == 1, "the settlement left before 15 s"
+        left = int(re.sub(r"\D", "", page.inner_text("[data-pause-left]")))
+        assert 10 <= left <= 25
+    first.click(".settlement.open .continue")
+    first.wait_for_selector(".settlement.open .pause-bar:has-text('已继续')")
+    second_name = second.locator(".seat.pos-bottom .name").inner_text().replace(" (你)", "")
+    assert second_name in first.inner_text(".settlement.open .pause-bar")  # waiting for Ren
+    time.sleep(1)
+    assert first.locator(".settlement.open").count() == 1  # still: Ren has not pressed
+    assert first.evaluate("window.laiziPage.model.hand") == hand
+    second.click(".settlement.open .continue")
+    for page, _ in pages:
+        page.wait_for_function(
+            f"() => window.laiziPage.model && window.laiziPage.model.hand === {hand + 1}"
+        )
+        page.wait_for_selector(".settlement.open", state="detached")
+    shot(first, "settlement-continued")
+    for _, errors in pages:
+        assert errors == []
+
+
+def test_an_away_player_shows_offline_and_the_escape_countdown(server, browser):
+    status, room = server.post(
+        "/api/rooms",
+        {
+            "rules": "wuhan-hongzhong-kaikou",
+            "table": {
+                "players": 2,
+                "hands": 1,
+                "bot_delay_ms": 300,
+                "action_seconds": 600,
+                "escape_grace_seconds": 120,
+            },
+        },
+    )
+    assert status == 201, room
+    stay, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    stay.goto(server.http + "/")
+    stay.evaluate("localStorage.setItem('laizi.lang', 'zh')")
+    stay.goto(f"{server.http}/r/{room['code']}")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    away = context.new_page()
+    away.goto(server.http + "/")
+    away.evaluate(
+        "localStorage.setItem('laizi.lang', 'zh'); localStorage.setItem('laizi.name', 'Wu')"
+    )
+    away.goto(f"{server.http}/r/{room['code']}")
+    stay.wait_for_selector(".board")
+    away.wait_for_selector(".board")
+    seat = away.evaluate("window.laiziPage.seat")
+    away.close()  # the tab is closed: its seat is away
+    stay.wait_for_selector(f".seat[data-seat='{seat}'] [data-offline]")
+    stay.wait_for_selector(f"[data-away='{seat}']")
+    first = int(re.search(r"(\d+) 秒后判逃跑", stay.inner_text(f"[data-away='{seat}']")).group(1))
+    assert 110 <= first <= 120
+    time.sleep(2.2)
+    later = int(re.search(r"(\d+) 秒后判逃跑", stay.inner_text(f"[data-away='{seat}']")).group(1))
+    assert first - 4 <= later <= first - 1  # it counts down
+    assert "Wu" in stay.inner_text(f"[data-away='{seat}']")
+    back = context.new_page()  # the same browser (its seat token) comes back
+    back.goto(f"{server.http}/r/{room['code']}")
+    back.wait_for_selector(".board")
+    assert back.evaluate("window.laiziPage.seat") == seat
+    stay.wait_for_selector(f"[data-away='{seat}']", state="detached")
+    stay.wait_for_selector(f".seat[data-seat='{seat}'] [data-offline]", state="detached")
+    context.close()
     assert errors == []

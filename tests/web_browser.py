@@ -185,7 +185,8 @@ STATE = """
   return JSON.parse(JSON.stringify({
     seat: p.seat, hints: p.hints, prompt: p.prompt, hand: p.model.hand_tiles || [],
     laizi: p.model.laizi || null, players: p.model.players || null, room: p.room,
-    dealer: p.model.dealer, indicator: p.model.indicator || null, must_gang: p.model.must_gang || [],
+    dealer: p.model.dealer, indicator: p.model.indicator || null,
+    must_gang: p.model.must_gang || [],
   }));
 }
 """
