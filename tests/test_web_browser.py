@@ -165,16 +165,24 @@ def test_reload_mid_hand_resumes_the_same_seat_and_hand(server, browser):
         page.click("button.act-pass")
     page.wait_for_selector("button[data-discard]")
     hand_before = page.get_attribute(".my-hand", "data-hand")
-    rivers_before = [page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)]
+    rivers_before = [page.locator(f"[data-pond='{s}'] .tile").count() for s in range(4)]
+    me = page.evaluate("window.laiziPage.seat")
+    hand_no = page.evaluate("window.laiziPage.model.hand")
     page.reload()
     page.wait_for_selector("button[data-discard]")
     assert page.url.endswith(f"/r/{code}")
     assert page.locator(".seat.pos-bottom .name").inner_text() == "Bea (you)"
-    assert page.get_attribute(".my-hand", "data-hand") == hand_before
-    assert page.locator(".seat.pos-bottom .meld").count() == before_melds
-    assert [
-        page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)
-    ] == rivers_before
+    assert page.evaluate("window.laiziPage.seat") == me
+    assert page.evaluate("window.laiziPage.model.hand") == hand_no
+    rivers_after = [page.locator(f"[data-pond='{s}'] .tile").count() for s in range(4)]
+    if rivers_after[me] == rivers_before[me]:
+        assert page.get_attribute(".my-hand", "data-hand") == hand_before
+        assert page.locator(".seat.pos-bottom .meld").count() == before_melds
+        assert rivers_after == rivers_before
+    else:
+        # The reload closed the seat's last connection: 托管 played it at once (docs/protocol.md,
+        # away seats) until the page was back; the table shown is the server's current one.
+        assert rivers_after[me] > rivers_before[me]
     play_until(page, ".settlement.open table.settle")
     assert errors == []
 
@@ -405,13 +413,19 @@ def test_a_dropped_connection_reconnects_and_catches_up(server, browser):
         return  # the bots finished the hand meanwhile: caught up to its settlement
 
     def table() -> tuple[str | None, list[int]]:
-        rivers = [page.locator(f".seat[data-seat='{s}'] .river .tile").count() for s in range(4)]
+        rivers = [page.locator(f"[data-pond='{s}'] .tile").count() for s in range(4)]
         return page.get_attribute(".my-hand", "data-hand"), rivers
 
     caught_up = table()
+    me = page.evaluate("window.laiziPage.seat")
     page.reload()  # the caught-up model equals a fresh snapshot
-    page.wait_for_selector(".actions[data-prompt]")
-    assert table() == caught_up
+    page.wait_for_selector(".actions[data-prompt], .settlement.open table.settle")
+    if page.locator(".settlement.open").count():
+        assert errors == []
+        return  # 托管 played the seat while the page reloaded, and the hand ended meanwhile
+    fresh = table()
+    # Equal, unless the reload's own disconnect let 托管 play the seat meanwhile (away seats).
+    assert fresh == caught_up or fresh[1][me] > caught_up[1][me]
     play_until(page, ".settlement.open table.settle")
     assert errors == []
 

@@ -510,3 +510,38 @@ def test_an_away_player_shows_offline_and_the_escape_countdown(server, browser):
     stay.wait_for_selector(f".seat[data-seat='{seat}'] [data-offline]", state="detached")
     context.close()
     assert errors == []
+
+
+def test_server_errors_are_shown_in_the_pages_language(server, browser):
+    """An error's `message_zh` in Chinese and `message` in English — never its raw code — on the
+    table (WebSocket errors) and in the lobby's forms (HTTP errors, old and new shapes)."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    zh_room(page, server, name="Err", hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    error = {
+        "type": "error",
+        "code": "stale_prompt",
+        "params": {},
+        "message": "that prompt is no longer pending",
+        "message_zh": "这个操作已经过期",
+    }
+    page.evaluate("(e) => { window.laiziPage.onMessage(e); window.laiziPage.render(); }", error)
+    assert page.inner_text(".banner.error") == "这个操作已经过期"
+    page.click("#lang")
+    assert page.inner_text(".banner.error") == "that prompt is no longer pending"
+    texts = page.evaluate(
+        """async () => {
+          const util = await import('/web/util.js');
+          const i18n = await import('/web/i18n.js');
+          const out = [];
+          for (const lang of ['zh', 'en']) {
+            i18n.setLang(lang);
+            out.push(util.errorText({ code: 'bad_setting', message: 'Cap: too low',
+                                      message_zh: '封顶：太低', error: 'Cap: too low' }));
+            out.push(util.errorText({ error: 'old', error_zh: '旧' }));
+          }
+          return out;
+        }"""
+    )
+    assert texts == ["封顶：太低", "旧", "Cap: too low", "old"]
+    assert errors == []
