@@ -81,7 +81,9 @@ def test_bad_room_settings_are_refused_naming_the_field(
 ) -> None:
     status, answer = server.post("/api/rooms", body)
     assert status == 400
-    assert names in answer["error"]
+    # a setting is named by its label in the texts and by its key in params.key
+    assert names in answer["error"] or names in answer["params"].get("key", "")
+    assert answer["message_zh"] and answer["message"] == answer["error"]
 
 
 def test_rooms_take_overrides_and_table_settings_apart_from_the_rules_hash(

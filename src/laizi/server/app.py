@@ -15,6 +15,7 @@ from starlette.middleware import Middleware
 from starlette.routing import WebSocketRoute
 
 from laizi.server.api import api_routes, attach
+from laizi.server.errors import ErrorBodies
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of
 from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
@@ -73,6 +74,7 @@ def create_app(db_url: str, limits: ServerLimits | None = None) -> Starlette:
         lifespan=functools.partial(lifespan, db_url=db_url, limits=limits),
         middleware=[
             Middleware(HttpGuard),  # outermost: its headers are on every answer
+            Middleware(ErrorBodies),  # every API error: code, params, message, message_zh
             Middleware(BodyLimit, max_bytes=limits.max_body_bytes),
         ],
         exception_handlers={BodyTooLarge: body_too_large},

@@ -54,18 +54,28 @@ MAX_MESSAGE_BYTES = 4096
 class ProtocolError(ValueError):
     """A message the server refuses; ``code`` is the error id sent to the client."""
 
-    def __init__(self, code: str, message: str, message_zh: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        message_zh: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         self.code = code
         self.message = message
         self.message_zh = message_zh
-        """The message in Chinese, where one is given (sent as ``message_zh``)."""
+        """The message in Chinese, where one is given (sent as ``message_zh``; else the
+        catalogue's, :mod:`laizi.server.errors`)."""
+        self.params = params or {}
         super().__init__(f"{code}: {message}")
 
     def to_message(self) -> dict[str, Any]:
-        """The ``error`` message for the client."""
-        out = {"type": "error", "code": self.code, "message": self.message}
+        """The ``error`` message for the client (completed by :func:`encode`)."""
+        out: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
         if self.message_zh is not None:
             out["message_zh"] = self.message_zh
+        if self.params:
+            out["params"] = self.params
         return out
 
 
@@ -168,5 +178,10 @@ def decode_client(
 
 
 def encode(message: dict[str, Any]) -> str:
-    """A server message as compact JSON text."""
+    """A server message as compact JSON text (an ``error`` gets its ``params`` and both texts,
+    :func:`laizi.server.errors.normalize`)."""
+    if message.get("type") == "error":
+        from laizi.server.errors import normalize
+
+        message = normalize(message)
     return _encoder.encode(message).decode("utf-8")

@@ -13,6 +13,7 @@ from laizi import jsonsafe
 from laizi.engine.record import to_jsonl
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
+from laizi.server.errors import setting_error, table_setting_error
 from laizi.server.hub import hub_of
 from laizi.server.limits import LimitError, Owner, too_large_response
 from laizi.server.protocol import PROTOCOL_VERSION
@@ -57,7 +58,12 @@ async def create_room(request: Request) -> Response:
     except jsonsafe.JSONInputError as error:
         body = {"error": f"the body is not JSON: {error}", "code": "bad_request"}
         return JSONResponse(body, 400)
-    except (SettingsError, TableSettingsError, ValueError) as error:
+    except SettingsError as error:  # named by its label, in both languages
+        detail = str(error).split(": ", 1)[-1]
+        return JSONResponse(setting_error("rules", error.key, detail), 400)
+    except TableSettingsError as error:
+        return JSONResponse(table_setting_error(str(error)), 400)
+    except ValueError as error:
         return JSONResponse({"error": str(error), "code": "bad_request"}, 400)
     return JSONResponse(room.info(), 201)
 

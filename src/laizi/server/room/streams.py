@@ -17,9 +17,10 @@ class Streams(RoomBase):
         """The missed events (or a snapshot), then the room, one's 托管 state, a pending
         ``commit`` and any pending prompt."""
         if self.gate is not None:  # the streams are behind the state until the pause ends
-            # Until then the connection gets nothing streamed: the catch-up sends it all, in
-            # order (the held events included).
-            self.catching.add(conn)
+            # Until then a connection catching up on events gets nothing streamed: the catch-up
+            # sends it all, in order (the held events included).
+            if last_seq is not None:
+                self.catching.add(conn)
             self.after_gate.append(lambda: self.catch_up(conn, last_seq))
             return
         self.catching.discard(conn)
