@@ -545,3 +545,43 @@ def test_server_errors_are_shown_in_the_pages_language(server, browser):
     )
     assert texts == ["封顶：太低", "旧", "Cap: too low", "old"]
     assert errors == []
+
+
+def test_counts_and_running_fans_as_the_server_sends_them(server, browser):
+    """开口N 杠N and a Baishan seat's running fans, shown on every seat without a click, as the
+    stream carries them (docs/protocol.md, minor 2: `counts`, `fans`)."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    zh_room(page, server, name="Fan", hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    event = {
+        "type": "note",
+        "counts": [{"opened": 0, "kongs": 0}, {"opened": 2, "kongs": 1}, None, None],
+        "fans": [
+            [],
+            [
+                {"id": "baoting", "zh": "报听", "en": "declared ready", "fans": 1},
+                {"id": "zuozhuang", "zh": "坐庄", "en": "dealer", "fans": 1},
+            ],
+            [{"id": "limen", "zh": "立门", "en": "concealed", "fans": 1}],
+            [],
+        ],
+    }
+    page.evaluate("(e) => { window.laiziPage.onEvent(e); window.laiziPage.render(); }", event)
+    assert page.inner_text(".seat[data-seat='1'] [data-counts]").split() == ["开口2", "杠1"]
+    assert page.inner_text(".seat[data-seat='1'] [data-fans]").split() == [
+        "报听",
+        "+1",
+        "坐庄",
+        "+1",
+    ]
+    assert page.inner_text(".seat[data-seat='2'] [data-fans]").split() == ["立门", "+1"]
+    assert page.locator(".seat[data-seat='3'] [data-fans]").count() == 0
+    page.click("#lang")
+    assert "declared ready +1" in page.inner_text(".seat[data-seat='1'] [data-fans]")
+    assert page.inner_text(".seat[data-seat='1'] [data-counts]").split() == [
+        "open",
+        "2",
+        "kong",
+        "1",
+    ]
+    assert errors == []

@@ -418,11 +418,26 @@ export class TablePage {
       `<p>${t("room_code")}: <b class="big-code">${esc(this.code)}</b></p><div class="settlement"></div></div>`;
   }
 
-  /** A finished room's link: the match totals and every hand's replay. */
+  /** A finished room's link: the match totals and every hand's replay (the server's summary,
+   * `GET /api/rooms/CODE/summary`, gives exact totals and each hand's result where it has one). */
   finishedHtml() {
     const room = this.room;
-    const totals = (room.totals || []).map((x, s) => `<tr data-seat="${s}"><th>${esc(this.name(s))}</th><td class="points ${x > 0 ? "plus" : x < 0 ? "minus" : ""}">${num(x)}</td></tr>`).join("");
-    const links = (room.records || []).map((_, i) => `<li><a href="/replay/${this.code}/${i}">${t("hand_no", i + 1)}</a> · <a href="/api/rooms/${this.code}/hands/${i}" download>${t("download_record")}</a></li>`).join("");
+    if (this.summary === undefined) {
+      this.summary = null;
+      fetch(`/api/rooms/${this.code}/summary`).then((r) => (r.ok ? r.json() : null)).then((body) => {
+        if (body) { this.summary = body; this.render(); }
+      }).catch(() => {});
+    }
+    const sum = this.summary;
+    const exact = sum && (sum.totals_exact || sum.totals);
+    const totals = (exact || room.totals || []).map((x, s) => `<tr data-seat="${s}"><th>${esc(this.name(s))}</th><td class="points ${Number(String(x).split("/")[0]) > 0 ? "plus" : Number(String(x).split("/")[0]) < 0 ? "minus" : ""}">${num(x)}</td></tr>`).join("");
+    const result = (i) => {
+      const h = sum && sum.hands ? sum.hands.find((x) => x.number === i) : null;
+      if (!h) return "";
+      if (h.winner != null) return ` · ${t("win_by", esc(this.name(h.winner)))}`;
+      return h.reason === "drawn" ? ` · ${t("drawn_hand")}` : h.reason === "abandon" ? ` · ${t("act_abandon")}` : "";
+    };
+    const links = (room.records || []).map((_, i) => `<li><a href="/replay/${this.code}/${i}">${t("hand_no", i + 1)}</a>${result(i)} · <a href="/api/rooms/${this.code}/hands/${i}" download>${t("download_record")}</a></li>`).join("");
     return `<div class="waiting finished"><h2>${t("match_over")}</h2><h3>${t("match_result")}</h3>` +
       `<table class="settle match-totals"><tbody>${totals}</tbody></table>` +
       `<h3>${t("hands_replays")}</h3><ul class="replays">${links || `<li class="muted">${t("none_yet")}</li>`}</ul>` +
