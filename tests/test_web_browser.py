@@ -83,15 +83,23 @@ def test_the_server_validates_the_form(server, browser):
     page.fill("#rules-golden_cap", "100")  # below the cap of 300: the ladder only climbs (A9)
     page.click("#create-room")
     page.wait_for_selector(".form-error:not(:empty)")
-    assert "golden_cap" in page.inner_text(".form-error")
+    # the server's message names the setting by its label, in the page's language (issue 15)
+    assert page.inner_text(".form-error") == "Error: Golden cap: must not be below Cap (300)"
     assert page.url.endswith("/")
     page.fill("#rules-golden_cap", "400")
     page.fill("#table-hands", "0")
     page.click("#create-room")
     # a selector, not wait_for_function: polling a JavaScript string is eval, which the page's
     # Content-Security-Policy refuses whenever the answer is not there at the first look
-    page.wait_for_selector(".form-error:has-text('table.hands')")
-    assert "table.hands" in page.inner_text(".form-error")
+    page.wait_for_selector(".form-error:has-text('Hands in the match')")
+    assert "table.hands" not in page.inner_text(".form-error")
+    page.click("#lang")  # the lobby in Chinese: the same refusal in Chinese
+    page.wait_for_selector("#rules-cap", state="attached")
+    open_more(page)
+    page.fill("#rules-golden_cap", "100")
+    page.click("#create-room")
+    page.wait_for_selector(".form-error:not(:empty)")
+    assert page.inner_text(".form-error") == "错误: 金顶：不能低于封顶（300）"
 
 
 def test_whole_hand_against_three_bots_by_clicking_to_the_settlement(server, browser):
