@@ -585,3 +585,51 @@ def test_counts_and_running_fans_as_the_server_sends_them(server, browser):
         "1",
     ]
     assert errors == []
+
+
+def test_the_declare_ready_button_names_its_waits_and_no_win_says_why(server, browser):
+    """报听 shows the waits the discard leaves; when a tile completes the shape but 胡 is not
+    offered, one line says why (the server's `hints`, docs/protocol.md minor 2)."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    zh_room(page, server, name="Bao", hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    wait = {
+        "tile": "6m",
+        "left": 3,
+        "self_drawn": "8",
+        "on_discard": "4",
+        "on_discard_from": {"1": "4"},
+        "allowed": True,
+        "reason": None,
+    }
+    messages = [
+        {
+            "type": "prompt",
+            "id": 999,
+            "phase": "turn",
+            "seconds": 600,
+            "bank": 60,
+            "elapsed": 0,
+            "legal": [{"type": "declare_ready", "tile": "3m"}, {"type": "discard", "tile": "3m"}],
+        },
+        {
+            "type": "hints",
+            "seq": 999,
+            "waits": None,
+            "discards": [{"tile": "3m", "waits": [wait, {**wait, "tile": "9m"}]}],
+            "no_win": {"tile": "5p", "reason": "below_minimum"},
+        },
+    ]
+    page.evaluate(
+        "(ms) => { ms.forEach((m) => window.laiziPage.onMessage(m)); window.laiziPage.render(); }",
+        messages,
+    )
+    button = page.locator("button.act-declare_ready")
+    assert button.locator("[data-act-waits]").inner_text() == "听牌： 六万、九万"
+    assert page.inner_text("[data-no-win]") == "五筒 成型但不能胡：不够起胡番"
+    assert "报听、出牌" in page.inner_text("[data-status]")
+    page.click("#lang")
+    assert page.inner_text("[data-no-win]") == (
+        "5 dots completes the hand but no win: below the minimum"
+    )
+    assert errors == []
