@@ -17,6 +17,9 @@ Keys printed as the last line with ``--json`` (INTERFACES.md):
 ``p99_ms``         99th percentile of that latency
 ``errors``         error messages, unexpected disconnects, timed-out decisions (托管) and
                    clients that failed to connect
+``hint_ms_p99``    99th percentile of the server's 听牌 hint computations (``laizi.engine.hints``,
+                   one per prompt or table change of a seat with a person), as the server's
+                   ``/healthz`` reports them; goal < 5 ms
 
 Also printed: ``server_cpu`` (the server process's CPU use while measuring, in cores) and the
 machine's ``load_average`` (the 2-core machine is shared: figures taken under load are worse).
@@ -50,7 +53,13 @@ DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pas
 def create_room(port: int) -> str:
     body = {
         "rules": "wuhan-hongzhong-kaikou",
-        "table": {"players": 4, "hands": 64, "action_seconds": 60, "between_hands_ms": 500},
+        "table": {
+            "players": 4,
+            "hands": 64,
+            "action_seconds": 60,
+            "between_hands_ms": 500,
+            "settlement_seconds": 0,  # the scripted players never read the settlement
+        },
     }
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/api/rooms",
@@ -171,6 +180,7 @@ async def run(
     )
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
+    hint_ms_p99 = health(port).get("hint_ms_p99")
     lat = sorted(stats.latencies)
     p50 = statistics.median(lat) * 1000 if lat else None
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000 if lat else None
@@ -187,7 +197,15 @@ async def run(
         "load_average": round(os.getloadavg()[0], 2),
         "errors": stats.errors,
         "error_kinds": stats.error_kinds,
+        "hint_ms_p99": hint_ms_p99,
     }
+
+
+def health(port: int) -> dict[str, Any]:
+    """The server's ``/healthz`` (its hint timings among them)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as r:
+        body: dict[str, Any] = json.loads(r.read())
+    return body
 
 
 def main() -> None:

@@ -198,6 +198,8 @@ async def play(client: Client, rng: random.Random, stop: Any = None) -> None:
         if message["type"] == "prompt":
             action = rng.choice(message["legal"])
             await client.send({"type": "act", "prompt": message["id"], "action": action})
+        elif message["type"] == "pause" and client.seat in message["waiting"]:
+            await client.send({"type": "continue"})  # the settlement was seen
         elif message["type"] == "event" and message["event"]["type"] == "match_end":
             return
         elif message["type"] == "error":

@@ -21,3 +21,4 @@ def test_bench_server_smoke():
     assert figures["errors"] == 0, figures["error_kinds"]
     assert figures["actions_per_s"] > 0
     assert 0 < figures["p50_ms"] <= figures["p99_ms"]
+    assert figures["hint_ms_p99"] is not None and figures["hint_ms_p99"] > 0

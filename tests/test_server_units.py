@@ -18,7 +18,8 @@ from laizi.tiles import parse_tile
 
 def test_table_settings_defaults_and_json_round_trip() -> None:
     t = TableSettings.from_json(None)
-    assert (t.players, t.hands, t.action_seconds, t.bank_seconds) == (1, 4, 10.0, 30.0)
+    assert (t.players, t.hands, t.action_seconds, t.bank_seconds) == (1, 4, 15.0, 60.0)
+    assert (t.escape_grace_seconds, t.settlement_seconds) == (120.0, 20.0)
     assert TableSettings.from_json(t.to_json()) == t
 
 

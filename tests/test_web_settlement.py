@@ -99,3 +99,89 @@ def test_all_from_others_contract(page):
     assert [cells(page, s)[-1] for s in range(4)] == ["0", "-200", "0", "+200"]
     assert "all-from-others" in cells(page, 1)[4]
     assert [cells(page, s)[3] for s in (0, 1, 2)] == ["40", "120", "40"]
+
+
+RENDER_AT_TABLE = """
+async ([end, lang, model, win]) => {
+  localStorage.setItem("laizi.lang", lang);
+  const i18n = await import('/web/i18n.js');
+  i18n.setLang(lang);
+  const s = await import('/web/settle.js');
+  const box = document.createElement('div');
+  box.id = 'settle-under-test';
+  document.body.replaceChildren(box);
+  const room = { seats: [0, 1, 2, 3].map((seat) => ({ seat, name: 'P' + seat })) };
+  s.renderSettlement(box, {
+    end, room, dealer: 0, commitment: null, hand: 0, code: 'TEST', mySeat: null, model, win });
+}
+"""
+
+
+def test_the_winners_hand_with_its_melds_the_winning_tile_and_the_laizi(page):
+    """How and on which tile; the winner's concealed tiles, melds, the winning tile set apart and
+    highlighted, the laizi marked; every loser's hand and melds too (issue 15)."""
+    example = json.loads((EXAMPLES / "a7-example1-seed000.json").read_text())
+    end = settled("a7-example1-seed000")
+    end["hands"] = ["1199m", "2345p", "5566s", "123456789m5p"]  # as an end event reveals them
+    players = [
+        {"melds": p.get("melds", []), "laid_out": ["7z", "6m"] if i == 1 else []}
+        for i, p in enumerate(example["players"])
+    ]
+    model = {"laizi": "6m", "must_gang": ["7z"], "players": players}
+    win = {"type": "win", "seat": 3, "how": "discard", "tile": "5p", "from": 0}
+    page.evaluate(RENDER_AT_TABLE, [end, "zh", model, win])
+    how = page.inner_text("#settle-under-test .how")
+    assert "点炮（P0 放冲）" in how and "胡 五筒" in how
+    winner = page.locator("#settle-under-test .reveal[data-seat='3']")
+    assert winner.locator(".win-tile .tile-win[data-tile='5p']").count() == 1
+    assert winner.locator(".tiles > .tile").count() == 10  # concealed; the discard set apart
+    assert winner.locator(".meld .tile").count() == 3  # the chow 234p
+    assert winner.locator(".tile-laizi[data-tile='6m']").count() == 1
+    loser = page.locator("#settle-under-test .reveal[data-seat='1']")
+    assert loser.locator(".meld").count() == 2
+    assert loser.locator(".laid .tile-gang[data-tile='7z']").count() == 1
+    assert loser.locator(".laid .tile-laizi[data-tile='6m']").count() == 1
+    page.evaluate(RENDER_AT_TABLE, [end, "en", model, win])
+    assert "on P0's discard" in page.inner_text("#settle-under-test .how")
+
+
+def test_thirds_show_as_fractions_never_as_floats(page):
+    """An escape's 400 shared by three: 133⅓ each, whether sent exactly or as a decimal."""
+    end = {
+        "type": "end",
+        "reason": "abandon",
+        "seat": 0,
+        "winner": None,
+        "payments": [-400, 400 / 3, 400 / 3, 400 / 3],
+        "payments_exact": ["-400", "400/3", "400/3", "400/3"],
+        "hands": [],
+        "seed": None,
+    }
+    page.evaluate(RENDER_AT_TABLE, [end, "zh", None, None])
+    assert [cells(page, s)[-1] for s in range(4)] == ["-400", "133⅓", "133⅓", "133⅓"]
+    del end["payments_exact"]
+    end["payments"] = [-400, 400 / 3, 800 / 3, 0]
+    page.evaluate(RENDER_AT_TABLE, [end, "en", None, None])
+    assert [cells(page, s)[-1] for s in range(4)] == ["-400", "133⅓", "266⅔", "0"]
+    assert "133.3" not in page.inner_text("#settle-under-test")
+
+
+def test_a_drawn_baishan_hand_says_the_kong_payments_stand(page):
+    end = {
+        "type": "end",
+        "reason": "drawn",
+        "winner": None,
+        "payments": [-2, -2, 6, -2],
+        "kong_payments": [-2, -2, 6, -2],
+        "hands": ["", "", "", ""],
+        "seed": None,
+    }
+    page.evaluate(RENDER_AT_TABLE, [end, "zh", None, None])
+    assert page.inner_text("#settle-under-test [data-kong-line]") == "荒庄：杠钱照付"
+    assert "不计分" not in page.inner_text("#settle-under-test")
+    assert [cells(page, s)[1] for s in range(4)] == ["-2", "-2", "6", "-2"]  # the kongs column
+    end["kong_payments"] = [0, 0, 0, 0]
+    end["payments"] = [0, 0, 0, 0]
+    page.evaluate(RENDER_AT_TABLE, [end, "en", None, None])
+    assert page.locator("#settle-under-test [data-kong-line]").count() == 0
+    assert "nobody pays" in page.inner_text("#settle-under-test")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 CHROMIUM = os.environ.get("LAIZI_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -27,7 +28,12 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("LAIZI_TEST_OUTPUT", ROOT / "test-output")) / "web"
-FAST_TABLE = {"bot_delay_ms": "5", "between_hands_ms": "5", "action_seconds": "600"}
+FAST_TABLE = {
+    "bot_delay_ms": "5",
+    "between_hands_ms": "5",
+    "action_seconds": "600",
+    "settlement_seconds": "0",  # the next hand at once (the settlement-that-stays tests set it)
+}
 
 
 def launch() -> Iterator[Browser]:
@@ -69,8 +75,9 @@ def shot(page: Page, name: str) -> Path:
 def create_room(page: Page, base: str, name: str = "Alice", **table: str) -> str:
     """Create a room from the lobby's form (one seat for people, bots fill the rest); its code."""
     page.goto(base + "/")
-    page.wait_for_selector("#rules-cap")
+    page.wait_for_selector("#rules-cap", state="attached")
     page.fill("#player-name", name)
+    open_more(page)
     for key, value in {**FAST_TABLE, **table}.items():
         field = page.locator(f"#table-{key}")
         if field.evaluate("e => e.tagName") == "SELECT":
@@ -83,6 +90,24 @@ def create_room(page: Page, base: str, name: str = "Alice", **table: str) -> str
     return page.url.rsplit("/", 1)[1]
 
 
+def open_more(page: Page) -> None:
+    """Unfold the lobby's 更多设置 / More settings (every setting but quick play's two)."""
+    if not page.locator("#more-settings[open]").count():
+        page.click("#more-settings summary")
+
+
+def press_continue(page: Page) -> bool:
+    """Press the open settlement's 继续 / Continue if it is there (it may close by itself)."""
+    button = page.locator(".settlement.open .continue")
+    if not button.count():
+        return False
+    try:
+        button.click(timeout=2000)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
 def click_once(page: Page) -> bool:
     """Answer the pending prompt by clicking, as a careful player would; False if none is open.
 
@@ -90,6 +115,8 @@ def click_once(page: Page) -> bool:
     discarded — a laizi or must-gang tile that must go is laid out the same way.
     """
     actions = page.locator(".actions[data-prompt]")
+    if press_continue(page):  # the settlement stays: go on
+        return True
     if not actions.count():
         return False
     prompt = actions.get_attribute("data-prompt")
@@ -100,6 +127,8 @@ def click_once(page: Page) -> bool:
         page.click("button.act-pass")
     elif page.locator("button[data-discard]").count():
         page.locator("button[data-discard]").last.click()
+        if page.locator(".my-hand.tap-two .tile-btn.raised").count():  # tap twice: raised, now go
+            page.locator(".tile-btn.raised").click()
     else:
         page.locator("button.act").first.click()
     deadline = time.monotonic() + 10
@@ -147,3 +176,67 @@ def play_until(page: Page, done: str, limit: int = 400) -> int:
         else:
             time.sleep(0.03)
     return clicks
+
+
+STATE = """
+() => {
+  const p = window.laiziPage;
+  if (!p || !p.model) return null;
+  return JSON.parse(JSON.stringify({
+    seat: p.seat, hints: p.hints, prompt: p.prompt, hand: p.model.hand_tiles || [],
+    laizi: p.model.laizi || null, players: p.model.players || null, room: p.room,
+    dealer: p.model.dealer, indicator: p.model.indicator || null,
+    must_gang: p.model.must_gang || [],
+  }));
+}
+"""
+
+
+def table_state(page: Page) -> dict[str, Any] | None:
+    """The page's own picture: seat, hints, pending prompt, hand, laizi, players, room."""
+    return page.evaluate(STATE)  # type: ignore[no-any-return]
+
+
+def greedy_once(page: Page, take_win: bool = True) -> bool:
+    """Answer the pending prompt as a player chasing a ready hand: a win (if ``take_win``); a pung
+    (it opens the hand); tiles that must be laid out, laid out; else the discard that leaves the
+    fewest tiles to ready (the project's analyser). False if no prompt is open."""
+    from laizi.hand import shanten_after_discard
+    from laizi.tiles import count_vector, parse_tile
+
+    if press_continue(page):  # the settlement stays: go on
+        return True
+    state = table_state(page)
+    if not state or not state["prompt"] or not page.locator(".actions[data-prompt]").count():
+        return False
+    prompt = state["prompt"]
+    legal = prompt["legal"]
+    kinds = {a["type"] for a in legal}
+    index = None
+    if "win" in kinds and take_win:
+        index = next(i for i, a in enumerate(legal) if a["type"] == "win")
+    elif "pung" in kinds:
+        index = next(i for i, a in enumerate(legal) if a["type"] == "pung")
+    elif "lay_out" in kinds:
+        index = next(i for i, a in enumerate(legal) if a["type"] == "lay_out")
+    elif "pass" in kinds:
+        index = next(i for i, a in enumerate(legal) if a["type"] == "pass")
+    if index is not None:
+        page.click(f".actions button[data-act='{index}']")
+    elif "discard" in kinds:
+        laizi = parse_tile(state["laizi"]) if state["laizi"] else None
+        after = shanten_after_discard(count_vector(parse_tile(x) for x in state["hand"]), laizi)
+        options = [a["tile"] for a in legal if a["type"] == "discard"]
+        best = min(options, key=lambda x: (after[parse_tile(x)] is None, after[parse_tile(x)] or 0))
+        page.locator(f"button[data-discard='{best}']").first.click()
+        if page.locator(".my-hand.tap-two .tile-btn.raised").count():
+            page.locator(".tile-btn.raised").click()
+    else:
+        page.locator("button.act").first.click()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        now = page.locator(".actions[data-prompt]")
+        if not now.count() or now.get_attribute("data-prompt") != str(prompt["id"]):
+            return True
+        time.sleep(0.02)
+    raise AssertionError(f"prompt {prompt['id']} was not answered")

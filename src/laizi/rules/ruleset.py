@@ -208,6 +208,19 @@ class Ruleset(ABC):
         ``rob_kong``), or ``None`` when the rules do not allow it.  For ``self_draw`` the tile
         is already in the seat's concealed counts; for the others it is not."""
 
+    def shape_waits(
+        self, counts: Sequence[int], melds: Sequence[Meld], specials: SpecialTiles
+    ) -> list[int]:
+        """The kinds that may complete the shape of a 3n+1 concealed hand (``counts``) with these
+        melds: a superset is fine, :meth:`score` decides (the waits of 听牌 hints).  Here: melds
+        and a pair, the laizi wild (:func:`laizi.hand.waits`); a game adds its other shapes."""
+        from laizi import hand as shapes
+
+        try:
+            return shapes.waits(counts, specials.laizi)
+        except shapes.HandSizeError:
+            return []
+
     def why_no_win(self, state: HandView, seat: int) -> str:
         """Why ``seat`` may not win now (an id for error messages, e.g. ``holds_special``):
         the settlement's refusal reason for the tile it could win with."""
@@ -267,6 +280,11 @@ class Ruleset(ABC):
     def score(self, situation: WinSituation) -> Any:
         """The settlement of a claimed win (``.allowed`` is the win check, ``.payments``)."""
         raise NotImplementedError(f"{type(self).__name__} has no settlement")
+
+    def win_payments(self, settlement: Any) -> tuple[Fraction, ...]:
+        """What an allowed win's settlement (:meth:`score`) pays, as :class:`WinOffer` carries it
+        (a game whose kongs were paid on the spot leaves them out: the engine adds them)."""
+        return tuple(settlement.payments)
 
     def check_situation(self, situation: WinSituation) -> None:  # noqa: B027  (none by default)
         """Raise ``InputError`` (naming the field) for a finished hand that can't have happened.

@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from laizi.server.api import api_routes, attach
 from laizi.server.botseat import bot_websocket
 from laizi.server.bottokens import bot_token_routes
+from laizi.server.errors import ErrorBodies
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of
 from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
@@ -109,6 +110,7 @@ def create_app(
         lifespan=functools.partial(lifespan, db_url=db_url, limits=limits, cluster=cluster),
         middleware=[
             Middleware(HttpGuard),  # outermost: its headers are on every answer
+            Middleware(ErrorBodies),  # every API error: code, params, message, message_zh
             Middleware(BodyLimit, max_bytes=limits.max_body_bytes),
         ],
         exception_handlers={BodyTooLarge: body_too_large},

@@ -17,6 +17,7 @@ from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimit
 from laizi.server.protocol import (
     Act,
     Auto,
+    Continue,
     Join,
     Leave,
     Ping,
@@ -230,6 +231,8 @@ class Hub:
                     room.catch_up(conn, message.last_seq)
                 elif isinstance(message, Ready):
                     room.ready(conn, message)
+                elif isinstance(message, Continue):
+                    room.continue_(conn)
         except ProtocolError as error:
             conn.send(error.to_message())
         return False

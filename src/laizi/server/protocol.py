@@ -29,6 +29,7 @@ __all__ = [
     "ActionIn",
     "Auto",
     "ClientMessage",
+    "Continue",
     "Join",
     "Leave",
     "Ping",
@@ -41,9 +42,11 @@ __all__ = [
 
 PROTOCOL_VERSION = 1
 """Bumped on any incompatible change; ``join`` must name it."""
-PROTOCOL_MINOR = 1
+PROTOCOL_MINOR = 2
 """Bumped on a compatible addition: 1 = players' entropy in the deal (``commit``/``ready``).  A
-client that joins without ``minor`` (or with 0) is served as before and contributes nothing."""
+client that joins without ``minor`` (or with 0) is served as before and contributes nothing.
+2 = ``hints``, ``pause``/``continue``, ``away``/``back``, ``clock``, error ``params`` and
+``message_zh`` (docs/protocol.md); sent to every client, which ignores what it does not know."""
 MAX_MESSAGE_BYTES = 4096
 """A client message longer than this is refused unread (no client message needs more)."""
 
@@ -51,18 +54,28 @@ MAX_MESSAGE_BYTES = 4096
 class ProtocolError(ValueError):
     """A message the server refuses; ``code`` is the error id sent to the client."""
 
-    def __init__(self, code: str, message: str, message_zh: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        message_zh: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         self.code = code
         self.message = message
         self.message_zh = message_zh
-        """The message in Chinese, where one is given (sent as ``message_zh``)."""
+        """The message in Chinese, where one is given (sent as ``message_zh``; else the
+        catalogue's, :mod:`laizi.server.errors`)."""
+        self.params = params or {}
         super().__init__(f"{code}: {message}")
 
     def to_message(self) -> dict[str, Any]:
-        """The ``error`` message for the client."""
-        out = {"type": "error", "code": self.code, "message": self.message}
+        """The ``error`` message for the client (completed by :func:`encode`)."""
+        out: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
         if self.message_zh is not None:
             out["message_zh"] = self.message_zh
+        if self.params:
+            out["params"] = self.params
         return out
 
 
@@ -132,13 +145,19 @@ class Ping(msgspec.Struct, tag="ping", forbid_unknown_fields=True):
     """Answered by ``pong``."""
 
 
-ClientMessage = Join | Act | Auto | Leave | Ready | Resync | Ping
+class Continue(msgspec.Struct, tag="continue", forbid_unknown_fields=True):
+    """继续: this seat has seen the settlement; the next deal need not wait for it."""
+
+
+ClientMessage = Join | Act | Auto | Leave | Ready | Resync | Ping | Continue
 
 _decoder = msgspec.json.Decoder(ClientMessage)
 _encoder = msgspec.json.Encoder()
 
 
-def decode_client(data: bytes | str) -> Join | Act | Auto | Leave | Ready | Resync | Ping:
+def decode_client(
+    data: bytes | str,
+) -> Join | Act | Auto | Leave | Ready | Resync | Ping | Continue:
     """Decode one client message; :class:`ProtocolError` names what is wrong."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"a message may hold at most {MAX_MESSAGE_BYTES} bytes")
@@ -159,5 +178,10 @@ def decode_client(data: bytes | str) -> Join | Act | Auto | Leave | Ready | Resy
 
 
 def encode(message: dict[str, Any]) -> str:
-    """A server message as compact JSON text."""
+    """A server message as compact JSON text (an ``error`` gets its ``params`` and both texts,
+    :func:`laizi.server.errors.normalize`)."""
+    if message.get("type") == "error":
+        from laizi.server.errors import normalize
+
+        message = normalize(message)
     return _encoder.encode(message).decode("utf-8")

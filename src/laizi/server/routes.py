@@ -3,6 +3,8 @@ record.  Each handler finds the hub in ``request.app.state`` (:func:`laizi.serve
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -11,9 +13,11 @@ from laizi import jsonsafe
 from laizi.engine.record import to_jsonl
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
+from laizi.server.errors import setting_error, table_setting_error
 from laizi.server.hub import hub_of
 from laizi.server.limits import LimitError, Owner, too_large_response
 from laizi.server.protocol import PROTOCOL_VERSION
+from laizi.server.room.hints import hint_ms_p99
 from laizi.server.table import TableSettingsError
 
 __all__ = ["body_too_large", "table_routes"]
@@ -24,7 +28,8 @@ ROOM_BODY_BYTES = 16_384
 
 async def healthz(request: Request) -> Response:
     hub = hub_of(request.app)
-    health = {"ok": True, "protocol": PROTOCOL_VERSION, "rooms": len(hub.rooms)}
+    health: dict[str, Any] = {"ok": True, "protocol": PROTOCOL_VERSION, "rooms": len(hub.rooms)}
+    health["hint_ms_p99"] = hint_ms_p99()  # the 听牌 hints' cost per computation
     if hub.bookings is not None:
         health.update(hub.bookings.health())  # unbooked matches and why
     return JSONResponse(health)
@@ -53,7 +58,12 @@ async def create_room(request: Request) -> Response:
     except jsonsafe.JSONInputError as error:
         body = {"error": f"the body is not JSON: {error}", "code": "bad_request"}
         return JSONResponse(body, 400)
-    except (SettingsError, TableSettingsError, ValueError) as error:
+    except SettingsError as error:  # named by its label, in both languages
+        detail = str(error).split(": ", 1)[-1]
+        return JSONResponse(setting_error("rules", error.key, detail), 400)
+    except TableSettingsError as error:
+        return JSONResponse(table_setting_error(str(error)), 400)
+    except ValueError as error:
         return JSONResponse({"error": str(error), "code": "bad_request"}, 400)
     return JSONResponse(room.info(), 201)
 

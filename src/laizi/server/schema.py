@@ -32,13 +32,14 @@ TABLE_LABELS: dict[str, tuple[str, str]] = {
     "players": ("真人座位数", "Seats for people"),
     "hands": ("局数", "Hands in the match"),
     "action_seconds": ("每步秒数", "Seconds per decision"),
-    "bank_seconds": ("时间库（秒）", "Time bank (s)"),
-    "grace_seconds": ("掉线保留（秒）", "Seat held when offline (s)"),
+    "bank_seconds": ("每局时间库（秒）", "Time bank per hand (s)"),
+    "escape_grace_seconds": ("掉线多久算逃跑（秒）", "Offline this long counts as escape (s)"),
     "bot_level": ("机器人水平", "Bot level"),
     "bot_delay_ms": ("机器人出牌延时（毫秒）", "Bot delay (ms)"),
     "between_hands_ms": ("局间停顿（毫秒）", "Pause between hands (ms)"),
     "claim_window_ms": ("出牌后等待（毫秒）", "Wait after each discard (ms)"),
     "entropy_wait_ms": ("等待玩家随机数（毫秒）", "Wait for players' entropy (ms)"),
+    "settlement_seconds": ("结算停留（秒）", "Settlement stays (s)"),
 }
 """Each table setting's name for players, (Chinese, English)."""
 

@@ -1,8 +1,10 @@
 """Table settings: how a room is run, not which rules it plays (they are not in the rules hash).
 
 >>> t = TableSettings.from_json({"hands": 8, "action_seconds": 15})
->>> t.hands, t.action_seconds, t.bank_seconds, t.bot_level
-(8, 15.0, 30.0, 'greedy')
+>>> t.hands, t.action_seconds, t.bank_seconds, t.bot_level, t.settlement_seconds
+(8, 15.0, 60.0, 'greedy', 20.0)
+>>> TableSettings.from_json({"grace_seconds": 30}).escape_grace_seconds  # the old name
+30.0
 >>> try:
 ...     TableSettings.from_json({"hands": 0})
 ... except TableSettingsError as error:
@@ -30,12 +32,13 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """How many seats people take; the match starts when they are all seated, bots take the rest."""
     hands: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
     """Hands in the match (an escape ends it early)."""
-    action_seconds: Annotated[float, msgspec.Meta(gt=0, le=600)] = 10.0
+    action_seconds: Annotated[float, msgspec.Meta(gt=0, le=600)] = 15.0
     """Time for each decision before the time bank is used."""
-    bank_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 30.0
-    """Each seat's time bank for the whole match."""
-    grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 60.0
-    """How long a disconnected player's seat is held before the escape rule applies."""
+    bank_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 60.0
+    """Each seat's time bank for a hand: full again at every deal."""
+    escape_grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 120.0
+    """How long a disconnected player's seat is played by 托管 before the escape rule applies
+    (formerly ``grace_seconds``, still accepted)."""
     bot_level: Literal["random", "greedy", "strong"] = "greedy"
     bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] = 600
     """How long bots (and seats on auto-play) wait before acting, so people can follow."""
@@ -48,14 +51,28 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     entropy_wait_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
     """How long a deal waits for the contributions of the clients that give one (protocol 1.1);
     then it is dealt with what arrived."""
+    settlement_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 20.0
+    """At a table with people: how long a hand's settlement stays before the next deal unless
+    every connected person pressed Continue sooner (0: ``between_hands_ms`` as at a bots-only
+    table)."""
 
     @property
     def claim_window(self) -> int:
         """The claim window's pause in milliseconds (``claim_window_ms`` or ``bot_delay_ms``)."""
         return self.bot_delay_ms if self.claim_window_ms is None else self.claim_window_ms
 
+    @property
+    def grace_seconds(self) -> float:
+        """The old name of :attr:`escape_grace_seconds`."""
+        return self.escape_grace_seconds
+
     @classmethod
     def from_json(cls, obj: Any) -> TableSettings:
+        if isinstance(obj, dict) and "grace_seconds" in obj:
+            # the setting's old name (rooms stored before it was renamed, older clients)
+            obj = dict(obj)
+            old = obj.pop("grace_seconds")
+            obj.setdefault("escape_grace_seconds", old)
         try:
             return msgspec.convert(obj if obj is not None else {}, cls)
         except msgspec.ValidationError as error:

@@ -17,7 +17,8 @@ from laizi import hand as shapes
 from laizi.rules.baishan.readings import declarable_discards
 from laizi.rules.baishan.settle import BaishanSettlement, kong_payments, score
 from laizi.rules.baishan.validate import check_situation
-from laizi.rules.ruleset import HandView, Ruleset, WinOffer
+from laizi.rules.melds import Meld
+from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
 from laizi.rules.settings import Settings
 from laizi.rules.situation import InputError, WinSituation
 from laizi.tiles import TERMINALS_AND_HONORS
@@ -53,6 +54,25 @@ class BaishanRuleset(Ruleset):
         """报听 on a single wait (夹, 边, 单调) or on terminals only (Part B)."""
         player = state.players[seat]
         return declarable_discards(player.counts, player.melds)
+
+    def shape_waits(
+        self, counts: Sequence[int], melds: Sequence[Meld], specials: SpecialTiles
+    ) -> list[int]:
+        """Melds and a pair, and for a closed hand seven pairs and thirteen orphans (Part B)."""
+        found = super().shape_waits(counts, melds, specials)
+        if melds or sum(counts) != 13:
+            return found
+        extra = set(found)
+        odd = [t for t in range(34) if counts[t] % 2]
+        if len(odd) == 1 and counts[odd[0]] < 4:  # six pairs and a single: its pair
+            extra.add(odd[0])
+        if all(counts[t] == 0 for t in range(34) if t not in TERMINALS_AND_HONORS):
+            for t in TERMINALS_AND_HONORS:
+                grown = list(counts)
+                grown[t] += 1
+                if shapes.thirteen_orphans(grown):
+                    extra.add(t)
+        return sorted(extra)
 
     def kong_payments(
         self, state: HandView, seat: int, kind: str, tile: int
@@ -97,6 +117,10 @@ class BaishanRuleset(Ruleset):
     def score(self, situation: WinSituation) -> BaishanSettlement:
         """The settlement of a claimed win, kong payments included (Part B)."""
         return score(situation)
+
+    def win_payments(self, settlement: BaishanSettlement) -> tuple[Fraction, ...]:
+        """The win's own payments: the kongs were paid on the spot (``kong_payments``)."""
+        return tuple(settlement.win_payments)
 
     def check_situation(self, situation: WinSituation) -> None:
         if situation.win == "rob_kong" and not self.kong_robbable:

@@ -81,6 +81,21 @@ class WuhanRuleset(Ruleset):
             return None
         return WinOffer(settlement, tuple(settlement.payments))
 
+    def shape_waits(
+        self, counts: Sequence[int], melds: Sequence[Meld], specials: SpecialTiles
+    ) -> list[int]:
+        """The common shapes, and 乱风 / 乱将 (A6): a hand of one family takes any tile of it."""
+        found = set(super().shape_waits(counts, melds, specials))
+        if not shapeless_family(counts, melds, specials.laizi):
+            return sorted(found)  # a tile more never makes a hand of one family
+        for kind in range(34):
+            if kind not in found and counts[kind] < 4:
+                grown = list(counts)
+                grown[kind] += 1
+                if shapeless_family(grown, melds, specials.laizi):
+                    found.add(kind)
+        return sorted(found)
+
     def situation(self, state: HandView, seat: int, tile: int, how: str) -> WinSituation:
         """The :class:`~laizi.rules.situation.WinSituation` of ``seat`` winning now on ``tile``."""
         players = self.scoring_hands(state, seat, tile, how)

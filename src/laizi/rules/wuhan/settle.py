@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from laizi.numbers import number_text
@@ -24,7 +25,7 @@ from laizi.rules.situation import (
     WinSituation,
     number_json,
 )
-from laizi.rules.wuhan.readings import Reading, evaluate, is_ready
+from laizi.rules.wuhan.readings import Reading, Verdict, evaluate, is_ready
 from laizi.rules.wuhan.specials import special_tiles
 from laizi.tiles import RED, count_vector, format_tile
 
@@ -181,13 +182,13 @@ def score(situation: WinSituation) -> Settlement:
     winner = situation.players[situation.winner]
     assert winner.hand is not None  # the checks guarantee it
     concealed = count_vector((*winner.hand, situation.winning_tile), limit=None)
-    verdict = evaluate(
-        concealed,
-        winner.melds,
+    verdict = _evaluate(
+        tuple(concealed),
+        tuple(winner.melds),
         special,
-        win=situation.win,
-        after_kong=situation.after_kong,
-        haidi=situation.haidi,
+        situation.win,
+        situation.after_kong,
+        situation.haidi,
     )
     if not verdict.allowed:
         return _refused(situation, special, verdict.reason or "not_complete")
@@ -199,6 +200,20 @@ def score(situation: WinSituation) -> Settlement:
         best = max(settled, key=_preference)
         return _refused(situation, special, "below_minimum", best)
     return _with_contract(max(passing, key=_preference))
+
+
+@lru_cache(maxsize=4096)
+def _evaluate(
+    concealed: tuple[int, ...],
+    melds: tuple[Meld, ...],
+    special: SpecialTiles,
+    win: str,
+    after_kong: bool,
+    haidi: bool,
+) -> Verdict:
+    """:func:`evaluate`, remembered: one hand is often settled again with another discarder (the
+    engine's claim window, the 听牌 hints), and its readings don't depend on who discarded."""
+    return evaluate(concealed, melds, special, win=win, after_kong=after_kong, haidi=haidi)
 
 
 def _preference(s: Settlement) -> tuple[Fraction, bool, Fraction, int, tuple[str, ...]]:

@@ -33,7 +33,9 @@ from laizi.server.room.base import (
     Timer,
     new_code,
 )
+from laizi.server.room.hints import Hints
 from laizi.server.room.match import MatchFlow
+from laizi.server.room.pause import SettlementPause
 from laizi.server.room.prompts import Prompts
 from laizi.server.room.recovery import Recovery
 from laizi.server.room.seating import SPECTATOR_NEWS_MS, Seating
@@ -53,5 +55,5 @@ __all__ = [
 ]
 
 
-class Room(Seating, Streams, Prompts, MatchFlow, Recovery):
+class Room(Seating, Streams, Prompts, Hints, SettlementPause, MatchFlow, Recovery):
     """One table: its rules, table settings, seats, match and streams."""

@@ -94,6 +94,9 @@ class Seat:
     """The player left (or the grace period ran out): the seat escapes at the first chance."""
     guest: bool = False
     """A person without an account: everyone is shown so (``guest`` in the room's seats)."""
+    away_auto: bool = False
+    """托管 was switched on because the player's last connection closed: switched off again
+    when the player comes back."""
 
 
 @dataclass
@@ -160,6 +163,17 @@ class RoomBase:
         """The next deal, committed to and waiting for the players' contributions."""
         self.spectator_news: Timer | None = None
         """The pending batched ``room`` message about spectators to the seated players."""
+        self.hint_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
+        """Per seat: the inputs of its last computed hints and those hints (``room/hints.py``)."""
+        self.hints_sent: dict[int, dict[str, Any]] = {}
+        """Per seat: the hints it was last sent."""
+        self.catching: set[Conn] = set()
+        """Connections whose catch-up waits for the claim window's pause to end: nothing is
+        streamed to them meanwhile (the catch-up sends it, in order)."""
+        self.comeback: set[int] = set()
+        """Seats whose player just reconnected, told to everyone after its catch-up."""
+        self.pause: Any = None
+        """The settlement's pause between two hands (``room/pause.py``'s ``Pause``), or None."""
 
     def as_room(self) -> Room:
         """This object as the :class:`~laizi.server.room.Room` it is a part of (for the type
@@ -233,6 +247,16 @@ class RoomBase:
         def _send_prompt(self, prompt: Prompt) -> None: ...
         def _auto_move(self, seat: int, pid: int) -> None: ...
         def _refresh_prompts(self) -> None: ...
+        def _save_seat(self, seat: int) -> None: ...
+        def _set_auto(self, seat: int, on: bool, shown: bool = True) -> None: ...
+        # hints.py
+        def _update_hints(self, discards: list[tuple[int, int]] | None = None) -> None: ...
+        def _hint_discards(self, events: list[dict[str, Any]]) -> list[tuple[int, int]]: ...
+        def _resend_hints(self, conn: Conn) -> None: ...
+        # pause.py
+        def _between_hands(self) -> None: ...
+        def _pause_seat_gone(self, seat: int) -> None: ...
+        def _resend_pause(self, conn: Conn) -> None: ...
         # match.py
         def start_match(self) -> None: ...
         def _deal(self) -> None: ...

@@ -28,7 +28,7 @@ class MatchFlow(RoomBase):
                 s.bot = bot_player(self.table.bot_level, self.rules)
             elif not s.conns and s.grace is None and self.live:
                 # Seated before a restart and not back yet: the grace period runs from now.
-                s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, i)
+                s.grace = self._later(self.table.escape_grace_seconds * 1000, self._grace_over, i)
         self.status = "playing"
         self.store.set_status(self.id, "playing")
         self._broadcast_info()
@@ -92,6 +92,11 @@ class MatchFlow(RoomBase):
         self.hand_id = self.store.start_hand(
             self.id, self.match.hands_played, state.dealer, seed, events
         )
+        if self.live:  # the time bank is per hand: full again at every deal
+            for i, s in enumerate(self.seats):
+                if s.bank != self.table.bank_seconds:
+                    s.bank = self.table.bank_seconds
+                    self._save_seat(i)
         self._begin_hand(state, events)
         self._after()
 
@@ -151,7 +156,7 @@ class MatchFlow(RoomBase):
                     self._end_match()
                 elif self.live:
                     self._broadcast_info()
-                    self._later(self.table.between_hands_ms, self._deal)
+                    self._between_hands()
             return
         if any(s.leaving for s in self.seats):
             seat = next(i for i, s in enumerate(self.seats) if s.leaving)

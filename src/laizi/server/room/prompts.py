@@ -51,6 +51,7 @@ class Prompts(RoomBase):
     def set_auto(self, conn: Conn, on: bool) -> None:
         if conn.seat is None or conn.spectator:
             raise ProtocolError("not_seated", "spectators have no seat to put on auto-play")
+        self.seats[conn.seat].away_auto = False  # the player's own choice from now on
         self._set_auto(conn.seat, on, shown=True)
         self._refresh_prompts()
 
@@ -103,6 +104,7 @@ class Prompts(RoomBase):
                 self._save_seat(seat)
                 self._broadcast_info()
             self._schedule(prompt)
+        self._update_hints()
 
     def _schedule(self, prompt: Prompt) -> None:
         """Run a prompt's clock: the auto-player's delay, or the player's time — counted from

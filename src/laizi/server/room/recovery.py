@@ -51,7 +51,7 @@ class Recovery(RoomBase):
             if s.kind == "bot":
                 s.bot = bot_player(self.table.bot_level, self.rules)
             elif s.kind == "human" and not s.conns:
-                s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, i)
+                s.grace = self._later(self.table.escape_grace_seconds * 1000, self._grace_over, i)
         if self.state is None or self.state.over:
             self._later(self.table.between_hands_ms, self._deal)
         else:

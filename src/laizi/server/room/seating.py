@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from laizi.engine import Action
 from laizi.server.protocol import Join, ProtocolError
@@ -41,6 +42,11 @@ class Seating(RoomBase):
             self._attach(conn, seat)
             self.catch_up(conn, msg.last_seq)
             self._broadcast_info()
+            back = seat
+            if self.gate is not None:  # the catch-up waits for the claim window's pause
+                self.after_gate.append(lambda: self._came_back(back))
+            else:
+                self._came_back(back)
             return
         if self.status != "waiting":
             raise ProtocolError(
@@ -76,14 +82,31 @@ class Seating(RoomBase):
 
     def _attach(self, conn: Conn, seat: int) -> None:
         s = self.seats[seat]
+        back = not s.conns and s.kind == "human" and self.status == "playing"
         s.conns.add(conn)
         conn.room, conn.seat = self.as_room(), seat
         if s.grace is not None:
             s.grace.cancel()
             s.grace = None
         self.post(conn, {"type": "joined", "room": self.code, "seat": seat, "token": s.token})
+        if back and not s.leaving:
+            self.comeback.add(seat)
+
+    def _came_back(self, seat: int) -> None:
+        """After the returning player's catch-up: everyone is told, and the player takes the seat
+        back (托管 switched on by the disconnect goes off)."""
+        if seat not in self.comeback:
+            return
+        self.comeback.discard(seat)
+        s = self.seats[seat]
+        self._tell_all({"type": "back", "seat": seat})
+        if s.away_auto:
+            s.away_auto = False
+            self._set_auto(seat, False, shown=True)
+            self._refresh_prompts()
 
     def disconnect(self, conn: Conn) -> None:
+        self.catching.discard(conn)
         if conn.spectator:
             self.spectators.discard(conn)
             self._spectators_changed()
@@ -99,8 +122,26 @@ class Seating(RoomBase):
             self.seats[seat] = Seat(bank=self.table.bank_seconds)
             self.store.clear_seat(self.id, seat)
         elif self.status == "playing" and s.grace is None and not s.leaving:
-            s.grace = self._later(self.table.grace_seconds * 1000, self._grace_over, seat)
+            grace = self.table.escape_grace_seconds
+            s.grace = self._later(grace * 1000, self._grace_over, seat)
+            self._away(seat, grace)
         self._broadcast_info()
+
+    def _away(self, seat: int, grace: float) -> None:
+        """The seat's last connection closed mid-match: everyone is told (with the time to the
+        escape), 托管 plays it at once, and a settlement's pause no longer waits for it."""
+        s = self.seats[seat]
+        self._tell_all({"type": "away", "seat": seat, "escape_in": grace})
+        if not s.auto:
+            s.away_auto = True
+            self._set_auto(seat, True, shown=True)
+            self._refresh_prompts()
+        self._pause_seat_gone(seat)
+
+    def _tell_all(self, message: dict[str, Any]) -> None:
+        if self.live:
+            for conn, _ in self._conns():
+                self.post(conn, message)
 
     def _spectators_changed(self) -> None:
         """Spectators come and go in crowds: one ``room`` message to the seated players (not to

@@ -17,8 +17,13 @@ class Streams(RoomBase):
         """The missed events (or a snapshot), then the room, one's 托管 state, a pending
         ``commit`` and any pending prompt."""
         if self.gate is not None:  # the streams are behind the state until the pause ends
+            # Until then a connection catching up on events gets nothing streamed: the catch-up
+            # sends it all, in order (the held events included).
+            if last_seq is not None:
+                self.catching.add(conn)
             self.after_gate.append(lambda: self.catch_up(conn, last_seq))
             return
+        self.catching.discard(conn)
         viewer = conn.seat
         stream = self.streams[viewer]
         base = self.base[viewer]
@@ -43,6 +48,8 @@ class Streams(RoomBase):
                 self.post(conn, self.pending.message())
         if viewer is not None and viewer in self.prompts:
             self._send_prompt(self.prompts[viewer])
+        self._resend_hints(conn)
+        self._resend_pause(conn)
 
     def _emit(self, events: list[dict[str, Any]]) -> None:
         """Add events to the hand's record and to every viewer's stream; send them — during a
@@ -115,5 +122,7 @@ class Streams(RoomBase):
                 self.seq[v] += 1
                 message = {"type": "event", "seq": self.seq[v], "event": shown}
                 for conn, seat in conns:
-                    if seat == v:
+                    if seat == v and conn not in self.catching:
                         self.post(conn, message)
+        if conns:
+            self._update_hints(self._hint_discards(events))

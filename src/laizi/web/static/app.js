@@ -29,7 +29,7 @@ function route() {
     page = new TablePage(root, room[1].toUpperCase(), { name: localStorage.getItem("laizi.name") || "", spectate: watch });
     window.laiziPage = page;
   } else if (replay) {
-    renderReplay(root, replay[1].toUpperCase(), Number(replay[2]));
+    renderReplay(root, replay[1].toUpperCase(), Number(replay[2])).then((viewer) => { if (viewer) page = viewer; });
   } else {
     renderLobby(root);
   }

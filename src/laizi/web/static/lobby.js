@@ -4,11 +4,11 @@
 // bounds, choices and names come from there; this file declares none.
 
 import { getLang, pick, t } from "./i18n.js";
-import { esc, num } from "./util.js";
+import { errorText, esc, num } from "./util.js";
 
-// The server's error in the reader's language (error_zh where it gives one).
-function errorText(body) {
-  return pick([body.error_zh || body.error || body.message, body.error || body.message]);
+/** A room's status in words. */
+function statusText(status) {
+  return ["waiting", "playing", "over"].includes(status) ? t(`status_${status}`) : status;
 }
 
 async function getJson(url) {
@@ -65,6 +65,20 @@ function readValue(input) {
 export async function renderLobby(root) {
   const name = localStorage.getItem("laizi.name") || "";
   root.innerHTML = `<div class="lobby">
+    <section class="card create"><h2>${t("create_room")}</h2><form id="create-form" novalidate>
+      <div class="quick" data-quick><h3>${t("quick_play")}</h3>
+        <div class="quick-row"><div class="field"><label for="qp-variant">${t("variant")}</label><select id="qp-variant"></select></div>
+        <div class="field"><label for="qp-mode">${t("mode")}</label><select id="qp-mode"></select></div>
+        <button type="submit" class="primary go" id="create-room">${t("go")}</button></div>
+        <p class="muted quick-note">${t("quick_note")}</p></div>
+      <div class="form-error" role="alert"></div>
+      <details class="more" id="more-settings"><summary>${t("more_settings")}</summary>
+      <div class="field"><label for="preset">${t("preset")}</label><select id="preset"></select></div>
+      <h3>${t("rules")}</h3><div class="fields rules-fields"></div>
+      <h3>${t("table_settings")}</h3><div class="fields table-fields"></div>
+      <button type="submit" class="primary" id="create-room-more">${t("create")}</button> <button type="button" id="reset-form">${t("reset")}</button>
+      </details>
+    </form></section>
     <section class="card who"><h2>${t("your_name")}</h2>
       <input id="player-name" maxlength="32" value="${esc(name)}" placeholder="${t("guest")}">
       <div class="account"></div></section>
@@ -72,13 +86,7 @@ export async function renderLobby(root) {
       <form id="join-form"><input id="join-code" placeholder="${t("room_code")}" maxlength="64" autocapitalize="characters">
       <button type="submit">${t("join")}</button> <button type="button" id="watch">${t("spectate")}</button></form>
       <div class="open-rooms"></div></section>
-    <section class="card create"><h2>${t("create_room")}</h2><form id="create-form" novalidate>
-      <div class="field"><label for="preset">${t("preset")}</label><select id="preset"></select></div>
-      <h3>${t("rules")}</h3><div class="fields rules-fields"></div>
-      <h3>${t("table_settings")}</h3><div class="fields table-fields"></div>
-      <div class="form-error" role="alert"></div>
-      <button type="submit" class="primary" id="create-room">${t("create")}</button> <button type="button" id="reset-form">${t("reset")}</button>
-    </form></section>
+
     <section class="card ranks"><h2>${t("leaderboard")}</h2><div class="leaderboard"></div></section>
     <section class="card mine"><h2>${t("my_matches")}</h2><div class="my-matches"></div></section>
   </div>`;
@@ -104,13 +112,50 @@ export async function renderLobby(root) {
   const presets = Object.fromEntries(schema.rules.presets.map((p) => [p.name, p.values]));
   const presetSelect = root.querySelector("#preset");
   presetSelect.innerHTML = schema.rules.presets.map((p) => `<option value="${p.name}">${esc(say(p.label))}</option>`).join("");
+  // RULES.md A1: the (variant, mode) pair is the preset. The quick selects and the variant / mode
+  // fields below pick the preset; every other field then shows that preset's defaults.
+  const presetOf = (variant, mode) => {
+    if (variant === "baishan") return schema.rules.presets.find((p) => p.game === "baishan")?.name;
+    return schema.rules.presets.find((p) => p.values.variant === variant && p.values.mode === mode)?.name;
+  };
+  const fieldOf = (key) => schema.rules.fields.find((f) => f.key === key);
+  const variantField = fieldOf("variant");
+  const modeField = fieldOf("mode");
+  const wuhanVariants = [...new Set(schema.rules.presets.filter((p) => p.game !== "baishan").map((p) => p.values.variant))];
+  const modes = [...new Set(schema.rules.presets.filter((p) => p.game !== "baishan").map((p) => p.values.mode))];
+  const choiceLabel = (field, value) => say((field.choices.find((c) => c.value === value) || {}).label) || value;
+  const qpVariant = root.querySelector("#qp-variant");
+  const qpMode = root.querySelector("#qp-mode");
+  const baishan = schema.rules.presets.find((p) => p.game === "baishan");
+  qpVariant.innerHTML = wuhanVariants.map((v) => `<option value="${v}">${esc(choiceLabel(variantField, v))}</option>`).join("") +
+    (baishan ? `<option value="baishan">${esc(say(baishan.label))}</option>` : "");
+  qpMode.innerHTML = modes.map((v) => `<option value="${v}">${esc(choiceLabel(modeField, v))}</option>`).join("");
   const fill = () => {
     const rules = presets[presetSelect.value];
     // The preset is the select above; a game has only its own settings (Baishan has fewer).
     const fields = schema.rules.fields.filter((f) => f.key !== "preset" && f.key in rules);
     root.querySelector(".rules-fields").innerHTML = fields.map((f) => fieldHtml(f, rules[f.key], "rules", names)).join("");
     root.querySelector(".table-fields").innerHTML = schema.table.fields.map((f) => fieldHtml(f, schema.table.defaults[f.key], "table", names)).join("");
+    const isBaishan = rules.game === "baishan";
+    qpVariant.value = isBaishan ? "baishan" : rules.variant;
+    if (!isBaishan) qpMode.value = rules.mode;
+    qpMode.disabled = isBaishan;
+    for (const key of ["variant", "mode"]) {
+      const select = root.querySelector(`#rules-${key}`);
+      if (!select) continue;
+      select.addEventListener("change", () => {
+        const other = key === "variant" ? root.querySelector("#rules-mode").value : root.querySelector("#rules-variant").value;
+        const name = key === "variant" ? presetOf(select.value, other) : presetOf(other, select.value);
+        if (name) { presetSelect.value = name; fill(); }
+      });
+    }
   };
+  const pickQuick = () => {
+    const name = presetOf(qpVariant.value, qpMode.value);
+    if (name) { presetSelect.value = name; fill(); }
+  };
+  qpVariant.addEventListener("change", pickQuick);
+  qpMode.addEventListener("change", pickQuick);
   presetSelect.addEventListener("change", fill);
   root.querySelector("#reset-form").addEventListener("click", fill);
   fill();
@@ -123,6 +168,7 @@ export async function renderLobby(root) {
     const defaults = presets[presetSelect.value];
     root.querySelectorAll("[data-group]").forEach((input) => {
       const value = readValue(input);
+      if (input.name === "variant" || input.name === "mode") return; // the preset says them
       if (input.dataset.group === "rules") {
         if (value !== defaults[input.name]) rules[input.name] = value;
       } else if (value !== schema.table.defaults[input.name]) table[input.name] = value;
@@ -179,7 +225,7 @@ async function renderAccounts(root, schema, names) {
   }
   const lobby = await getJson("/api/lobby");
   if (lobby.ok) {
-    const rooms = lobby.body.rooms.map((r) => `<li><a href="/r/${esc(r.code)}">${esc(r.code)}</a> ${esc(say(names[r.preset]) || r.preset)} · ${esc(r.status)} · ${r.seated}/${r.players}</li>`).join("");
+    const rooms = lobby.body.rooms.map((r) => `<li><a href="/r/${esc(r.code)}">${esc(r.code)}</a> ${esc(say(names[r.preset]) || r.preset)} · ${esc(statusText(r.status))} · ${r.seated}/${r.players}</li>`).join("");
     root.querySelector(".open-rooms").innerHTML = `<h3>${t("open_rooms")}</h3><ul>${rooms || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
   }
   const games = schema.rules.games.map((g) => g.value);

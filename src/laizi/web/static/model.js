@@ -165,6 +165,14 @@ export function applyEvent(model, ev) {
   // As sent: the tiles a normal draw may still take (after the 海底 reserve) come with the deal
   // and each draw.
   if (ev.live != null) model.live = ev.live;
+  if (ev.counts && model.players) {
+    // As sent (minor 2): each seat's 开口 and 杠 counts.
+    ev.counts.forEach((c, s) => { if (c) { model.players[s].opened = c.opened; model.players[s].kongs = c.kongs; } });
+  }
+  if (ev.fans && model.players) {
+    // As sent (minor 2, Baishan): each seat's running public fans.
+    ev.fans.forEach((f, s) => { model.players[s].fans = f; });
+  }
   if (ev.multipliers && model.players) {
     // As sent: the server's ruleset computed them (none in a game without multipliers).
     ev.multipliers.forEach((m, s) => { model.players[s].multiplier = m; });

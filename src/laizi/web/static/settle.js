@@ -3,7 +3,8 @@
 // points; then the revealed seed, checked against the commitment here, and how to verify it.
 
 import { CAP_NAMES, CONTRACT_NAMES, FACTOR_NAMES, FAN_NAMES, WIN_NAMES, named, t } from "./i18n.js";
-import { tileSvg } from "./tiles.js";
+import { getLang } from "./i18n.js";
+import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { esc, num, seatName } from "./util.js";
 
 export function factorText(f) {
@@ -26,21 +27,26 @@ async function sha256Hex(hex) {
 }
 
 /** Fill `el` with the settlement of a hand's `end` event. */
-export function renderSettlement(el, { end, room, dealer, commitment, hand, code, mySeat, replayLink = true }) {
+export function renderSettlement(el, { end, room, dealer, commitment, hand, code, mySeat, replayLink = true, model = null, win = null }) {
   const names = (s) => seatName(room, s, mySeat);
-  const payments = end.payments;
+  // Exact shares (400/3) where the decimals are not exact; num() shows either as a fraction.
+  const payments = end.payments_exact || end.payments;
+  win = win || (model && model.last) || null;
   let head = "";
   let table = "";
   const s = end.settlement;
-  if (end.reason === "drawn") head = `<p class="verdict">${t("drawn_hand")}</p>`;
+  if (end.reason === "drawn") {
+    const kongs = end.drawn_kongs_paid || (end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0));
+    head = `<p class="verdict">${t("drawn_hand")}</p>` + (kongs ? `<p class="kong-line" data-kong-line>${t("drawn_kongs")}</p>` : `<p class="muted">${t("drawn_nobody")}</p>`);
+  }
   else if (end.reason === "abandon") head = `<p class="verdict">${t("escaped", esc(names(end.seat)))}</p>`;
   if (end.reason === "win" && s && s.fans) {
     table = baishanTable(s, end, names, dealer);
-    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · <b>${esc(s.wins.map((x) => named(WIN_NAMES, x)).join(" + "))}</b> · ${t("base")} ${num(s.base)} <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
+    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s)} · <b>${esc(s.wins.map((x) => named(WIN_NAMES, x)).join(" + "))}</b> · ${t("base")} ${num(s.base)} <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
   } else if (end.reason === "win" && s) {
     const w = end.winner;
     const wins = s.wins.map((x) => named(WIN_NAMES, x)).join(" + ");
-    head = `<p class="verdict">${t("win_by", esc(names(w)))} · <b>${esc(wins)}</b> · ${s.hard ? t("hard") : t("soft")} · ${t("base")} ${num(s.base)}` +
+    head = `<p class="verdict">${t("win_by", esc(names(w)))} · ${howHtml(end, win, names, s)} · <b>${esc(wins)}</b> · ${s.hard ? t("hard") : t("soft")} · ${t("base")} ${num(s.base)}` +
       ` · ${t("laizi")} ${s.laizi ? tileSvg(s.laizi) : "—"} <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
     const mw = s.multipliers[w].total;
     const rows = [0, 1, 2, 3].map((seat) => {
@@ -57,17 +63,30 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
       return `<tr class="${isWinner ? "winner" : ""}" data-seat="${seat}">` +
         `<th>${esc(names(seat))}<br><small>${isWinner ? t("winner") : t("loser")}${seat === dealer ? " · " + t("dealer") : ""}</small></th>` +
         `<td class="factors">${multiplierHtml(m)}</td><td>${before}</td><td>${after}</td>${contractCell}` +
-        `<td class="points ${pts > 0 ? "plus" : pts < 0 ? "minus" : ""}">${pts > 0 ? "+" : ""}${num(pts)}</td></tr>`;
+        `<td class="points ${sign(pts) > 0 ? "plus" : sign(pts) < 0 ? "minus" : ""}">${sign(pts) > 0 ? "+" : ""}${num(pts)}</td></tr>`;
     });
     table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("factors")}</th><th>${t("before_caps")}</th>` +
       `<th>${t("after_caps")}</th>${s.contract != null ? `<th>${t("contract")}</th>` : ""}<th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
     if (s.contract != null) table += `<p class="contract">${t("contract")}: ${esc(named(CONTRACT_NAMES, s.contract_reason))} — ${t("contract_pays", esc(names(s.contract)), num(payments[w]))}</p>`;
     else table += `<p class="contract muted">${t("contract")}: ${t("none")}</p>`;
   } else {
-    const rows = [0, 1, 2, 3].map((seat) => `<tr data-seat="${seat}"><th>${esc(names(seat))}</th><td class="points">${num(payments[seat])}</td></tr>`);
-    table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+    const kongs = end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0);
+    const rows = [0, 1, 2, 3].map((seat) => `<tr data-seat="${seat}"><th>${esc(names(seat))}</th>` +
+      (kongs ? `<td class="kongs">${num(end.kong_payments[seat])}</td>` : "") +
+      `<td class="points ${sign(payments[seat]) > 0 ? "plus" : sign(payments[seat]) < 0 ? "minus" : ""}">${num(payments[seat])}</td></tr>`);
+    table = `<table class="settle"><thead><tr><th>${t("player")}</th>${kongs ? `<th>${t("kongs")}</th>` : ""}<th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
   }
-  const hands = (end.hands || []).map((h, seat) => `<div class="reveal"><span>${esc(names(seat))}</span> ${parseHand(h)}</div>`).join("");
+  const laizi = end.laizi || (s && s.laizi) || (model && model.laizi) || null;
+  const mustGang = (s && s.must_gang) || (model && model.must_gang) || [];
+  // The end event's own melds and laid-out tiles (minor 2), else the table's model.
+  const players = end.melds
+    ? end.melds.map((melds, seat) => ({ melds, laid_out: end.laid_out ? end.laid_out[seat] : [] }))
+    : model && model.players ? model.players : null;
+  const hands = (end.hands || []).map((h, seat) => revealHtml({
+    seat, concealed: h, name: names(seat), player: players ? players[seat] : null, laizi, mustGang,
+    winner: end.winner === seat, winTile: end.winner === seat && win ? win.tile : null,
+    dealer: seat === dealer,
+  })).join("");
   const record = `/api/rooms/${code}/hands/${hand}`;
   const seed = end.seed
     ? `<div class="seed"><div>${t("commitment")}: <code>${esc(commitment || "—")}</code></div><div>${t("seed")}: <code class="seed-hex">${esc(end.seed)}</code></div>` +
@@ -101,21 +120,61 @@ function baishanTable(s, end, names, dealer) {
     const before = isWinner ? "" : `${num(s.base)} × 2^(${fw}+${f.total}) = <b>${num(s.raw[seat])}</b>`;
     const paid = -s.win_payments[seat];
     const after = isWinner ? "" : s.caps[seat] ? `${named(CAP_NAMES, s.caps[seat])} → <b>${num(paid)}</b>` : num(paid);
-    const pts = s.payments[seat];
+    const pts = (end.payments_exact || s.payments)[seat];
     return `<tr class="${isWinner ? "winner" : ""}" data-seat="${seat}"><th>${esc(names(seat))}<br><small>${isWinner ? t("winner") : t("loser")}${seat === dealer ? " · " + t("dealer") : ""}</small></th>` +
       `<td class="factors">${list}</td><td>${before}</td><td>${after}</td><td>${num(s.kong_payments[seat])}</td>` +
-      `<td class="points ${pts > 0 ? "plus" : pts < 0 ? "minus" : ""}">${pts > 0 ? "+" : ""}${num(pts)}</td></tr>`;
+      `<td class="points ${sign(pts) > 0 ? "plus" : sign(pts) < 0 ? "minus" : ""}">${sign(pts) > 0 ? "+" : ""}${num(pts)}</td></tr>`;
   });
   return `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("fans")}</th><th>${t("before_caps")}</th>` +
     `<th>${t("after_caps")}</th><th>${t("kongs")}</th><th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
-function parseHand(text) {
-  const out = [];
-  let digits = [];
-  for (const ch of text || "") {
-    if (/[0-9]/.test(ch)) digits.push(ch);
-    else { for (const d of digits) out.push(tileSvg(d + ch)); digits = []; }
+/** The sign of a point amount sent as a number or as exact text ("-400/3"). */
+function sign(x) {
+  const v = typeof x === "string" ? Number(x.split("/")[0]) : Number(x);
+  return v > 0 ? 1 : v < 0 ? -1 : 0;
+}
+
+const HOW = {
+  self_draw: "how_self_drawn", self_drawn: "how_self_drawn", kong_bloom: "how_kong_bloom", last_tile: "how_last_tile",
+};
+
+/** How the hand was won and on which tile: "自摸 · 胡 五万", "点炮（B 放冲）", "抢杠（抢 C 的杠）". */
+function howHtml(end, win, names, s) {
+  const how = end.how || (win && win.how) || null;
+  const tile = end.tile || (win && win.tile) || null;
+  const from = end.from ?? (win ? win.from : null);
+  const parts = [];
+  if (how === "discard") parts.push(t("how_discard_by", esc(names(from))));
+  else if (how === "rob_kong" || how === "robbed_kong") parts.push(t("how_robbed_by", esc(names(from))));
+  else if (HOW[how]) parts.push(t(HOW[how]));
+  const wins = (s && s.wins) || [];
+  if ((end.kong_bloom || wins.includes("gangshanghua") || wins.includes("ganghoukai")) && how !== "kong_bloom") parts.push(t("how_kong_bloom"));
+  if ((end.last_tile || wins.includes("haidilao")) && how !== "last_tile") parts.push(t("how_last_tile"));
+  if (tile) parts.push(`${t("on_tile", esc(tileName(tile, getLang())))} ${tileSvg(tile, { marks: ["win"], title: tileName(tile, getLang()) })}`);
+  return `<span class="how" data-how="${esc(how || "")}" data-win-tile="${esc(tile || "")}">${parts.join(" · ")}</span>`;
+}
+
+/** One seat's revealed hand: concealed tiles (laizi marked), its melds and laid-out tiles, and
+ * for the winner the winning tile set apart and highlighted. */
+function revealHtml({ seat, concealed, name, player, laizi, mustGang, winner, winTile, dealer }) {
+  const mark = (x, extra = []) => {
+    const marks = [...extra];
+    if (x === laizi) marks.push("laizi");
+    else if (mustGang.includes(x)) marks.push("gang");
+    return tileSvg(x, { marks, title: tileName(x, getLang()) });
+  };
+  const tiles = sortTiles(parseTiles(concealed));
+  let winning = "";
+  if (winTile) {
+    // A self-drawn tile is among the concealed ones (3n+2 tiles); a discard or a robbed kong's
+    // tile is not: it is only set apart.
+    const i = tiles.length % 3 === 2 ? tiles.lastIndexOf(winTile) : -1;
+    if (i >= 0) tiles.splice(i, 1);
+    winning = `<span class="win-tile" data-win-tile="${winTile}">${mark(winTile, ["win"])}</span>`;
   }
-  return out.join("");
+  const melds = player ? player.melds.map((meld) => `<span class="meld" data-kind="${meld.kind}">${meld.tiles ? parseTiles(meld.tiles).map((x) => mark(x)).join("") : tileSvg(null, { marks: ["back"] }).repeat(4)}</span>`).join("") : "";
+  const laid = player && player.laid_out.length ? `<span class="laid">${player.laid_out.map((x) => mark(x)).join("")}</span>` : "";
+  return `<div class="reveal ${winner ? "winner" : ""}" data-seat="${seat}"><span class="who">${esc(name)}${winner ? ` <b>${t("winner")}</b>` : ""}${dealer ? ` · ${t("dealer")}` : ""}</span>` +
+    `<span class="tiles">${tiles.map((x) => mark(x)).join("")}${winning}${melds ? `<span class="melds">${melds}</span>` : ""}${laid}</span></div>`;
 }

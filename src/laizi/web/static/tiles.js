@@ -62,6 +62,7 @@ export function tileSvg(tile, { marks = [], title = "" } = {}) {
   let badge = "";
   if (marks.includes("laizi")) badge = '<circle cx="40" cy="9" r="7" fill="#e0a100"/><text x="40" y="13" font-size="10" text-anchor="middle" fill="#fff" font-weight="700">癞</text>';
   else if (marks.includes("gang")) badge = '<circle cx="40" cy="9" r="7" fill="#b3261e"/><text x="40" y="13" font-size="10" text-anchor="middle" fill="#fff" font-weight="700">杠</text>';
+  if (marks.includes("moqie")) badge += '<path d="M2 62 L2 47 L17 62 Z" fill="#1d4f91"/>';
   const label = title || tile;
   return (
     `<svg class="${cls}" viewBox="0 0 48 64" data-tile="${tile}" role="img" aria-label="${label}"><title>${label}</title>` +

@@ -1,0 +1,393 @@
+"""听牌 hints: from one seat's view, the waits of its hand and what each win would collect now.
+
+For a seat holding 3n+2 tiles on its turn: every legal discard that leaves the hand ready, with
+its waits; for 3n+1 tiles: the waits.  Each wait carries how many copies are still unseen from
+this seat's view and the exact total the seat would collect winning on it *now* — self-drawn and
+on a discard — from the ruleset's own settlement (the current multipliers, caps, contracts and
+minimum), or the reason the rules would refuse that win.  And when the tile just drawn or offered
+completes the shape but no win is legal, why.
+
+Nothing here reads a hidden tile: the hints are computed on a copy of the table in which every
+other seat's concealed hand is a fixed placeholder of the right size (a settlement reads another
+seat's concealed tiles only to tell who pays under a contract, never the winner's total), and the
+tiles left are counted from what this seat sees.  Which game is played is the ruleset's business:
+this module asks :meth:`~laizi.rules.ruleset.Ruleset.shape_waits`, ``win_offer`` and ``score``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from laizi.engine.actions import DECLARE_READY, DISCARD, WIN
+from laizi.engine.events import TILE
+from laizi.engine.game import legal_actions
+from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
+from laizi.rules.melds import Meld
+from laizi.rules.ruleset import SpecialTiles
+
+__all__ = ["REASONS", "discard_no_win", "hint_key", "seat_hints", "seen_counts"]
+
+REASONS: dict[str, tuple[str, str]] = {
+    "below_minimum": ("未达起胡点数", "below the table's minimum to win"),
+    "two_laizi_small": ("手上两个或以上癞子，不能胡小胡", "two or more laizi: no small win"),
+    "not_opened": ("没有开口，不能胡", "never opened: no win"),
+    "holding_must_gang": (
+        "手上有必须杠出的牌（红中/发财/癞子皮），不能胡",
+        "holding a must-gang tile: no win",
+    ),
+    "no_terminal": ("断幺九：手里没有幺九或字牌，不能胡", "no terminal or honor: no win"),
+    "no_triplet": ("没有刻子或杠，不能胡", "no triplet or kong: no win"),
+    "pass_win_locked": ("过胡：摸牌前不能再胡", "a win was passed: none until your next draw"),
+    "not_allowed": ("规则不允许这样胡", "the rules do not allow this win"),
+}
+"""Every reason a hint gives for a win the rules refuse: id → (Chinese, English).  Stable ids,
+listed in docs/protocol.md; the client has its own text for each."""
+
+_FROM_RULES = {"holds_special": "holding_must_gang", "two_laizi": "two_laizi_small"}
+"""The settlements' refusal ids that the hints name differently (the rest keep their id)."""
+
+_PLACEHOLDER = (0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 28, 29, 30, 31)
+"""Another seat's concealed hand in the copy the hints read: these tiles, as many as it holds
+(1m 4m 7m 1p 4p 7p 1s 4s 7s and honors: no hidden tile, and nothing the seat could learn from)."""
+
+
+@dataclass(slots=True)
+class _Seat:
+    counts: list[int]
+    melds: list[Meld]
+    laid_out: list[int]
+    openings: int
+    win_locked: bool
+    declared_ready: bool
+
+
+@dataclass(slots=True)
+class _Table:
+    """A :class:`~laizi.rules.ruleset.HandView` of what one seat knows, set up for one question."""
+
+    players: list[_Seat]
+    dealer: int
+    specials: SpecialTiles
+    phase: str
+    turn: int
+    drawn: int | None
+    claim_tile: int | None
+    claim_from: int | None
+    after_kong: bool
+
+
+def _placeholder(size: int) -> list[int]:
+    counts = [0] * 34
+    for tile in _PLACEHOLDER[:size]:
+        counts[tile] += 1
+    return counts
+
+
+def _table(state: HandState, seat: int) -> _Table:
+    players = []
+    for s, p in enumerate(state.players):
+        counts = p.counts[:] if s == seat else _placeholder(p.size())
+        players.append(
+            _Seat(counts, p.melds, p.laid_out, p.openings, p.win_locked, p.declared_ready)
+        )
+    return _Table(
+        players,
+        state.dealer,
+        state.specials,
+        TURN,
+        seat,
+        None,
+        None,
+        None,
+        False,
+    )
+
+
+def seen_counts(state: HandState, seat: int) -> list[int]:
+    """Per kind, the copies ``seat`` sees: its own concealed tiles, every meld (another seat's
+    concealed kong lies face down), the tiles laid out, the rivers, the indicator and an added
+    kong's tile while it may be robbed."""
+    counts = state.players[seat].counts[:]
+    if state.specials.indicator is not None:
+        counts[state.specials.indicator] += 1
+    for s, p in enumerate(state.players):
+        for meld in p.melds:
+            if meld.kind == "concealed_kong" and s != seat:
+                continue
+            for tile in meld.tiles:
+                counts[tile] += 1
+        for tile in p.laid_out:
+            counts[tile] += 1
+        claimed = set(p.claimed)
+        for index, tile in enumerate(p.river):
+            if index not in claimed:
+                counts[tile] += 1
+    if state.phase == ROB and state.claim_tile is not None:
+        counts[state.claim_tile] += 1
+    return counts
+
+
+def _total(value: Fraction) -> str:
+    return str(Fraction(value))
+
+
+def _settle(table: _Table, state: HandState, seat: int, tile: int, how: str) -> tuple[Any, ...]:
+    """(the total ``seat`` collects or None, the refusal (a :data:`REASONS` id) or None); both
+    None: the tile completes no winning shape at all."""
+    ruleset = state.ruleset
+    try:
+        settlement = ruleset.score(ruleset.situation(table, seat, tile, how))
+    except (NotImplementedError, ValueError):  # no settlement, or a hand it can't read
+        return None, None
+    if settlement.allowed:
+        return _total(ruleset.win_payments(settlement)[seat]), None
+    reason = getattr(settlement, "reason", None) or "not_allowed"
+    if reason == "not_complete":
+        return None, None
+    return None, _FROM_RULES.get(reason, reason)
+
+
+_HAND_REASONS = frozenset({"not_opened", "holding_must_gang", "no_terminal", "no_triplet"})
+"""Refusals that depend on the hand alone, not on how it wins: a self-drawn win refused so is
+refused on every discard too (the others may differ: a discard can make a big win, 全求人)."""
+
+_CACHE: OrderedDict[tuple[Any, ...], tuple[str | None, str | None]] = OrderedDict()
+_CACHE_SIZE = 50_000
+"""Answers already worked out: most prompts of a hand ask again about the same hands."""
+
+
+def _win(
+    table: _Table, state: HandState, seat: int, tile: int, how: str, public: tuple[Any, ...]
+) -> tuple[str | None, str | None]:
+    """(the total ``seat`` collects or None, the refusal or None)."""
+    key = (public, tuple(table.players[seat].counts), tile, how, table.claim_from)
+    found = _CACHE.get(key)
+    if found is not None:
+        _CACHE.move_to_end(key)
+        return found
+    found = _settle(table, state, seat, tile, how)
+    _CACHE[key] = found
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return found
+
+
+def _likes(state: HandState) -> list[tuple[Any, ...]]:
+    """Per seat, what a settlement may read of it as a loser: its melds (not where their tiles
+    came from), tiles laid out, hand size, 报听 and whether it deals.  Two discarders alike in
+    all of it pay the winner the same (a settlement names no seat but the dealer and the
+    discarder), so one of them is settled for both."""
+    return [
+        (
+            tuple((m.kind, m.tiles) for m in p.melds),
+            tuple(p.laid_out),
+            p.size(),
+            p.declared_ready,
+            s == state.dealer,
+        )
+        for s, p in enumerate(state.players)
+    ]
+
+
+def _public(state: HandState, seat: int) -> tuple[Any, ...]:
+    """What a settlement of ``seat``'s win reads besides its own concealed tiles: the rules, the
+    dealer, the special tiles, every seat's melds, tiles laid out, hand size and 报听."""
+    return (
+        id(state.ruleset),
+        state.specials.indicator,
+        state.dealer,
+        seat,
+        tuple(
+            (tuple(p.melds), tuple(p.laid_out), p.size(), p.declared_ready) for p in state.players
+        ),
+    )
+
+
+def _waits(
+    state: HandState,
+    table: _Table,
+    seat: int,
+    counts: list[int],
+    seen: Sequence[int],
+    public: tuple[Any, ...],
+) -> list[dict[str, Any]]:
+    """The waits of the 3n+1 hand ``counts`` (set into ``table``), each with what it pays."""
+    player = table.players[seat]
+    ruleset = state.ruleset
+    mask = state.special_mask
+    likes = _likes(state)
+    out: list[dict[str, Any]] = []
+    for tile in ruleset.shape_waits(counts, player.melds, state.specials):
+        reasons: list[str] = []
+        # Self-drawn: the tile joins the hand.
+        counts[tile] += 1
+        player.counts = counts
+        table.phase, table.turn, table.drawn = TURN, seat, tile
+        table.claim_tile = table.claim_from = None
+        self_drawn, why = _win(table, state, seat, tile, "self_draw", public)
+        counts[tile] -= 1
+        if why is not None:
+            reasons.append(why)
+        hand_refused = why in _HAND_REASONS
+        # On a discard of each other seat (a tile that is laid out is never discarded).
+        by_seat: dict[str, str | None] = {}
+        if not mask[tile]:
+            table.phase, table.drawn, table.claim_tile = CLAIM, None, tile
+            done: dict[tuple[Any, ...], tuple[str | None, str | None]] = {}
+            for k in (1, 2, 3):
+                source = (seat + k) % 4
+                table.turn = table.claim_from = source
+                if hand_refused:
+                    value = None  # refused whatever the discard (reason given above)
+                elif player.win_locked:
+                    value, why = None, "pass_win_locked"
+                elif likes[source] in done:  # a discarder just like one already settled
+                    value, why = done[likes[source]]
+                else:
+                    value, why = _win(table, state, seat, tile, "discard", public)
+                    done[likes[source]] = (value, why)
+                by_seat[str(source)] = value
+                if why is not None and why not in reasons:
+                    reasons.append(why)
+        if self_drawn is None and not reasons:
+            continue  # the tile completes no winning shape after all
+        paid = [Fraction(v) for v in by_seat.values() if v is not None]
+        out.append(
+            {
+                "tile": TILE[tile],
+                "left": max(0, 4 - seen[tile]),
+                "self_drawn": self_drawn,
+                "on_discard": _total(min(paid)) if paid else None,
+                "on_discard_from": by_seat,
+                "allowed": self_drawn is not None or bool(paid),
+                "reason": reasons[0] if reasons else None,
+            }
+        )
+    return out
+
+
+def _no_win(state: HandState, table: _Table, seat: int, legal: Sequence[Any]) -> Any:
+    """The tile just drawn or offered completes the shape, but no win is legal: why."""
+    if any(a.type == WIN for a in legal):
+        return None
+    player = state.players[seat]
+    counts = player.counts[:]
+    if state.phase in (CLAIM, ROB) and state.claim_tile is not None and seat != state.claim_from:
+        tile, how = state.claim_tile, "discard" if state.phase == CLAIM else "rob_kong"
+    elif state.phase in (TURN, FINAL) and state.turn == seat and state.drawn is not None:
+        tile, how = state.drawn, "self_draw"
+        counts[tile] -= 1
+    else:
+        return None
+    if tile not in state.ruleset.shape_waits(counts, player.melds, state.specials):
+        return None
+    if how != "self_draw" and player.win_locked:
+        return {"tile": TILE[tile], "reason": "pass_win_locked"}
+    table.players[seat].counts = player.counts[:]
+    table.phase, table.turn, table.drawn = state.phase, state.turn, state.drawn
+    table.claim_tile, table.claim_from = state.claim_tile, state.claim_from
+    table.after_kong = state.after_kong
+    if how == "rob_kong" and not state.ruleset.kong_robbable:
+        return None
+    _, why = _settle(table, state, seat, tile, how)
+    return None if why is None else {"tile": TILE[tile], "reason": why}
+
+
+def seat_hints(state: HandState, seat: int) -> dict[str, Any]:
+    """``{"discards", "waits", "no_win"}`` for ``seat`` now (docs/protocol.md, ``hints``)."""
+    out: dict[str, Any] = {"discards": None, "waits": None, "no_win": None}
+    if state.phase == OVER:
+        return out
+    player = state.players[seat]
+    seen = seen_counts(state, seat)
+    if state.phase in (CLAIM, ROB):
+        legal: Sequence[Any] = state.options.get(seat, [])  # decided or not, what was offered
+    else:
+        legal = legal_actions(state, seat) if seat in state.to_act() else []
+    size = player.size()
+    table = _table(state, seat)
+    public = _public(state, seat)
+    if size % 3 == 2:
+        if state.phase == TURN and state.turn == seat:
+            table.players[seat].win_locked = False  # a new draw lifted 过胡
+            found = []
+            tiles = sorted({a.tile for a in legal if a.type in (DISCARD, DECLARE_READY)} - {None})
+            for tile in tiles:
+                assert tile is not None
+                if state.special_mask[tile]:
+                    continue  # laid out, not discarded: the hand stays 3n+2
+                counts = player.counts[:]
+                counts[tile] -= 1
+                # the discard stays seen: it leaves the hand for the river
+                waits = _waits(state, table, seat, counts, seen, public)
+                if waits:
+                    found.append({"tile": TILE[tile], "waits": waits})
+            out["discards"] = found
+    elif size % 3 == 1:
+        waits = _waits(state, table, seat, player.counts[:], seen, public)
+        out["waits"] = waits or None
+    out["no_win"] = _no_win(state, _table(state, seat), seat, legal)
+    return out
+
+
+def discard_no_win(state: HandState, seat: int, tile: int, discarder: int) -> Any:
+    """Why ``seat`` could not win on ``discarder``'s discard of ``tile`` that completed its shape
+    (``{"tile", "reason"}``), or None — asked once the discard is past (nobody could claim it,
+    so the table moved on at once; the only change to ``seat``'s hand since is its own draw)."""
+    if seat == discarder or state.special_mask[tile]:
+        return None
+    player = state.players[seat]
+    counts = player.counts[:]
+    drew = state.turn == seat and state.drawn is not None and player.size() % 3 == 2
+    if drew:
+        assert state.drawn is not None
+        counts[state.drawn] -= 1
+    if sum(counts) % 3 != 1:
+        return None
+    if tile not in state.ruleset.shape_waits(counts, player.melds, state.specials):
+        return None
+    if player.win_locked and not drew:
+        return {"tile": TILE[tile], "reason": "pass_win_locked"}
+    table = _table(state, seat)
+    table.players[seat].counts = counts
+    table.phase, table.turn, table.drawn = CLAIM, discarder, None
+    table.claim_tile, table.claim_from = tile, discarder
+    total, why = _settle(table, state, seat, tile, "discard")
+    if total is not None or why is None:
+        return None  # it was offered (or it is no win at all)
+    return {"tile": TILE[tile], "reason": why}
+
+
+def hint_key(state: HandState, seat: int) -> tuple[Any, ...]:
+    """Everything :func:`seat_hints` reads for ``seat``: equal keys, equal hints (so a table
+    recomputes them only when this changes)."""
+    own = state.players[seat]
+    public = tuple(
+        (
+            tuple(p.melds),
+            tuple(p.laid_out),
+            len(p.river),
+            tuple(p.claimed),
+            p.size(),
+            p.declared_ready,
+        )
+        for p in state.players
+    )
+    claim = (state.claim_tile, state.claim_from) if state.phase in (CLAIM, ROB) else None
+    drawn = state.drawn if state.turn == seat else None
+    return (
+        state.hand_number,
+        tuple(own.counts),
+        own.win_locked,
+        public,
+        state.phase,
+        state.turn,
+        drawn,
+        claim,
+        tuple(sorted(state.options.get(seat, ()), key=repr)) if seat in state.options else None,
+        seat in state.decisions,
+    )

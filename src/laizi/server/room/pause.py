@@ -1,0 +1,106 @@
+"""The settlement that stays: between two hands at a table with people, the next deal waits until
+every connected person pressed Continue (``continue``) or ``settlement_seconds`` ran out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from laizi.server.protocol import ProtocolError
+from laizi.server.room.base import Conn, RoomBase, Timer
+
+__all__ = ["Pause", "SettlementPause"]
+
+
+@dataclass
+class Pause:
+    """The pause after hand ``hand``: who is still awaited, until when."""
+
+    hand: int
+    deadline: float
+    waiting: set[int] = field(default_factory=set)
+    timer: Timer | None = None
+
+
+class SettlementPause(RoomBase):
+    """``pause`` messages to everyone, ``continue`` from the seated people, then the next deal."""
+
+    def _between_hands(self) -> None:
+        """A hand (not the match) is over: pause for the settlement, or deal after the short
+        ``between_hands_ms`` at a table without people (or with ``settlement_seconds`` 0)."""
+        seconds = self.table.settlement_seconds
+        waiting = {
+            i for i, s in enumerate(self.seats) if s.kind == "human" and s.conns and not s.leaving
+        }
+        if seconds <= 0 or not any(s.kind == "human" for s in self.seats) or not waiting:
+            self._later(self.table.between_hands_ms, self._deal)
+            return
+        pause = Pause(self.match.hands_played - 1, self.loop.time() + seconds, waiting)
+        pause.timer = self._later(seconds * 1000, self._end_pause)
+        self.pause = pause
+        self._tell_pause()
+
+    def _pause_message(self) -> dict[str, Any]:
+        pause = self.pause
+        if pause is None:
+            return {
+                "type": "pause",
+                "hand": self.match.hands_played - 1,
+                "seconds": 0,
+                "total": self.table.settlement_seconds,
+                "waiting": [],
+            }
+        left = max(0.0, pause.deadline - self.loop.time())
+        return {
+            "type": "pause",
+            "hand": pause.hand,
+            "seconds": round(left, 1),
+            "total": self.table.settlement_seconds,
+            "waiting": sorted(pause.waiting),
+        }
+
+    def _tell_pause(self) -> None:
+        message = self._pause_message()
+        for conn, _ in self._conns():
+            self.post(conn, message)
+
+    def continue_(self, conn: Conn) -> None:
+        """A seated person pressed Continue."""
+        seat = conn.seat
+        if seat is None or conn.spectator:
+            raise ProtocolError("not_seated", "spectators don't continue the table")
+        pause = self.pause
+        if pause is None or seat not in pause.waiting:
+            return  # pressed already, or the pause is over (a late press crossed it): no change
+        pause.waiting.discard(seat)
+        self._pause_changed()
+
+    def _pause_seat_gone(self, seat: int) -> None:
+        """A seat's player went away: the table no longer waits for it."""
+        pause = self.pause
+        if pause is not None and seat in pause.waiting:
+            pause.waiting.discard(seat)
+            self._pause_changed()
+
+    def _pause_changed(self) -> None:
+        pause = self.pause
+        if pause is None:
+            return
+        if pause.waiting:
+            self._tell_pause()
+        else:
+            self._end_pause()
+
+    def _end_pause(self) -> None:
+        pause, self.pause = self.pause, None
+        if pause is None:
+            return
+        if pause.timer is not None:
+            pause.timer.cancel()
+        self._tell_pause()  # seconds 0, nobody waiting: the next deal follows
+        self._deal()
+
+    def _resend_pause(self, conn: Conn) -> None:
+        """A connection that (re)joined during a pause is told of it."""
+        if self.pause is not None:
+            self.post(conn, self._pause_message())

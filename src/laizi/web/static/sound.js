@@ -1,0 +1,42 @@
+// Short sounds made in the page with WebAudio (nothing is fetched): your turn, a claim offer, a
+// win. Off until the player turns them on (the choice is kept in this browser).
+
+let ctx = null;
+
+export function soundOn() {
+  return localStorage.getItem("laizi.sound") === "on";
+}
+
+export function setSound(on) {
+  localStorage.setItem("laizi.sound", on ? "on" : "off");
+}
+
+/** Notes as [frequency Hz, start s, length s]. */
+const TUNES = {
+  turn: [[660, 0, 0.09]],
+  claim: [[880, 0, 0.07], [990, 0.1, 0.09]],
+  win: [[523, 0, 0.12], [659, 0.12, 0.12], [784, 0.24, 0.12], [1047, 0.36, 0.22]],
+};
+
+/** Play one of the tunes if sounds are on (and the browser allows audio). */
+export function sound(name) {
+  if (!soundOn() || !TUNES[name]) return;
+  try {
+    ctx = ctx || new (window.AudioContext || window.webkitAudioContext)();
+    const now = ctx.currentTime;
+    for (const [freq, start, length] of TUNES[name]) {
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.type = "triangle";
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, now + start);
+      gain.gain.exponentialRampToValueAtTime(0.18, now + start + 0.01);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + start + length);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(now + start);
+      osc.stop(now + start + length + 0.02);
+    }
+  } catch {
+    // no audio here: the game goes on silently
+  }
+}

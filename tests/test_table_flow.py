@@ -1,0 +1,229 @@
+"""The settlement that stays, away seats and the gentle clock, against a real ``laizi serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.server_helpers import Client, ServerProcess
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    path = tmp_path_factory.mktemp("flow") / "db.sqlite3"
+    fast = ("--message-rate", "100000", "--message-burst", "100000")
+    with ServerProcess(path, args=fast) as srv:
+        yield srv
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+async def play_until(
+    client: Client,
+    rng: random.Random,
+    done: Callable[[dict[str, Any]], bool],
+    press: bool = False,
+) -> dict[str, Any]:
+    """Answer prompts at random until ``done(message)``; press Continue only if ``press``."""
+    while True:
+        message = await client.recv(30)
+        if done(message):
+            return message
+        if message["type"] == "prompt":
+            action = next((a for a in message["legal"] if a["type"] == "win"), None)
+            action = action or rng.choice(message["legal"])
+            await client.send({"type": "act", "prompt": message["id"], "action": action})
+        elif press and message["type"] == "pause" and client.seat in message["waiting"]:
+            await client.send({"type": "continue"})
+
+
+def is_end(message: dict[str, Any]) -> bool:
+    return message["type"] == "event" and message["event"]["type"] == "end"
+
+
+def is_start(message: dict[str, Any]) -> bool:
+    return message["type"] == "event" and message["event"]["type"] == "start"
+
+
+FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
+
+
+def test_the_settlement_stays_until_the_person_presses_continue(server: ServerProcess) -> None:
+    room = server.create_room(players=1, hands=2, settlement_seconds=30, **FAST)["code"]
+
+    async def main() -> None:
+        c = await Client.connect(server.ws)
+        await c.join(room)
+        await play_until(c, random.Random(1), is_end)
+        pause = await c.expect("pause")
+        assert pause["waiting"] == [0] and pause["total"] == 30 and pause["hand"] == 0
+        assert 25 < pause["seconds"] <= 30
+        # Long after the between-hands time (0 ms): still the settlement, no deal.
+        with pytest.raises(asyncio.TimeoutError):
+            await c.expect("event", timeout=2.0)
+        await c.send({"type": "continue"})
+        pressed = time.monotonic()
+        last = await c.expect("pause")
+        assert last["seconds"] == 0 and last["waiting"] == []
+        await play_until(c, random.Random(2), is_start)
+        assert time.monotonic() - pressed < 2.0  # the next deal right after the press
+
+    run(main())
+
+
+def test_the_next_deal_waits_for_every_person_then_comes_at_once(server: ServerProcess) -> None:
+    room = server.create_room(players=2, hands=2, settlement_seconds=30, **FAST)["code"]
+
+    async def main() -> None:
+        a, b = await Client.connect(server.ws), await Client.connect(server.ws)
+        await a.join(room, seat=0)
+        await b.join(room, seat=3)
+        watcher = await Client.connect(server.ws)
+        await watcher.join(room, spectate=True)
+        await asyncio.gather(
+            play_until(a, random.Random(3), is_end), play_until(b, random.Random(4), is_end)
+        )
+        assert (await a.expect("pause"))["waiting"] == [0, 3]
+        assert (await watcher.expect("pause"))["waiting"] == [0, 3]  # spectators see it too
+        await a.send({"type": "continue"})
+        await a.send({"type": "continue"})  # a second press changes nothing
+        assert (await b.expect("pause"))["waiting"] == [0, 3]
+        assert (await b.expect("pause"))["waiting"] == [3]
+        with pytest.raises(asyncio.TimeoutError):
+            await b.expect("event", timeout=1.0)
+        await b.send({"type": "continue"})
+        pressed = time.monotonic()
+        assert (await watcher.expect("pause", timeout=5))["waiting"] == [3]
+        assert (await watcher.expect("pause", timeout=5))["waiting"] == []
+        await play_until(b, random.Random(5), is_start)
+        assert time.monotonic() - pressed < 2.0
+        await watcher.send({"type": "continue"})
+        error = await watcher.expect("error")
+        assert error["code"] == "not_seated"
+
+    run(main())
+
+
+def test_nobody_presses_the_deal_comes_after_settlement_seconds(server: ServerProcess) -> None:
+    room = server.create_room(players=1, hands=2, settlement_seconds=1.5, **FAST)["code"]
+
+    async def main() -> None:
+        c = await Client.connect(server.ws)
+        await c.join(room)
+        await play_until(c, random.Random(6), is_end)
+        await c.expect("pause")
+        ended = time.monotonic()
+        await play_until(c, random.Random(7), is_start)
+        waited = time.monotonic() - ended
+        assert 1.2 <= waited < 6.0
+
+    run(main())
+
+
+def test_away_seat_is_played_at_once_and_taken_back(server: ServerProcess) -> None:
+    room = server.create_room(
+        players=2, hands=8, escape_grace_seconds=10, bot_delay_ms=30, between_hands_ms=0
+    )["code"]
+
+    async def main() -> None:
+        a, b = await Client.connect(server.ws), await Client.connect(server.ws)
+        await a.join(room, seat=0)
+        await b.join(room, seat=1)
+        a_task = asyncio.create_task(play_until(a, random.Random(8), lambda m: False, press=True))
+        await b.expect("prompt", timeout=30)
+        token = b.token
+        await b.close()
+        away_at = time.monotonic()
+        # everyone is told at once, with the time to the escape
+        await asyncio.sleep(0.5)
+        away = [m for m in a.messages if m["type"] == "away"]
+        assert away == [{"type": "away", "seat": 1, "escape_in": 10.0}]
+        rooms = [m["room"] for m in a.messages if m["type"] == "room"]
+        assert rooms[-1]["seats"][1]["auto"] is True and not rooms[-1]["seats"][1]["connected"]
+        # 托管 plays seat 1: its decisions keep coming while it is away
+        seen = len(a.messages)
+        await asyncio.sleep(1.0)
+        assert any(m["type"] == "event" and m["event"].get("seat") == 1 for m in a.messages[seen:])
+        assert time.monotonic() - away_at < 10.0  # no escape yet
+        b2 = await Client.connect(server.ws)
+        await b2.join(room, token=token, last_seq=None)
+        # the seat is the player's again: prompts come (托管, switched on by the disconnect, is off)
+        prompt = await b2.expect("prompt", timeout=60)
+        assert prompt["id"] >= 0
+        autos = [m["on"] for m in b2.messages if m["type"] == "auto"]
+        assert autos[-1] is False
+        await asyncio.sleep(0.2)
+        assert any(m == {"type": "back", "seat": 1} for m in a.messages)
+        a_task.cancel()
+
+    run(main())
+    info = json.loads(server.get(f"/api/rooms/{room}")[1])
+    assert info["seats"][1]["connected"] is True
+
+
+def test_escape_only_after_the_grace(server: ServerProcess) -> None:
+    room = server.create_room(
+        players=2, hands=64, escape_grace_seconds=1.5, bot_delay_ms=20, between_hands_ms=0
+    )["code"]
+
+    async def main() -> float:
+        a, b = await Client.connect(server.ws), await Client.connect(server.ws)
+        await a.join(room, seat=0)
+        await b.join(room, seat=2)
+        await b.expect("event")
+        await b.close()
+        gone = time.monotonic()
+        end = await play_until(
+            a,
+            random.Random(9),
+            lambda m: m["type"] == "event" and m["event"]["type"] == "abandon",
+            press=True,
+        )
+        assert end["event"]["seat"] == 2
+        return time.monotonic() - gone
+
+    assert 1.3 <= run(main()) < 10
+
+
+def test_the_time_bank_is_full_at_every_deal(server: ServerProcess) -> None:
+    room = server.create_room(
+        players=1, hands=2, action_seconds=0.5, bank_seconds=7, settlement_seconds=0, **FAST
+    )
+    plain = server.create_room(players=1)
+
+    async def main() -> list[float]:
+        c = await Client.connect(server.ws)
+        await c.join(room["code"])
+        banks = []
+        first = True
+        while True:
+            message = await c.recv(30)
+            if is_start(message):
+                first = True
+            elif message["type"] == "prompt":
+                if first:
+                    banks.append(message["bank"])
+                    first = False
+                    await asyncio.sleep(
+                        message["seconds"] + 0.5 if len(banks) == 1 else 0
+                    )  # spend some bank in hand 0
+                action = rng.choice(message["legal"])
+                await c.send({"type": "act", "prompt": message["id"], "action": action})
+            elif message["type"] == "event" and message["event"]["type"] == "match_end":
+                return banks
+
+    rng = random.Random(10)
+    defaults = json.loads(server.get("/api/settings/schema")[1])["table"]["defaults"]
+    assert (defaults["action_seconds"], defaults["bank_seconds"]) == (15, 60)
+    assert (defaults["escape_grace_seconds"], defaults["settlement_seconds"]) == (120, 20)
+    assert plain["table"]["action_seconds"] == 15 and plain["table"]["bank_seconds"] == 60
+    banks = run(main())
+    assert banks == [7, 7]  # a second of hand 0 went over its half second: full again
