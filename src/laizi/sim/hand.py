@@ -41,13 +41,26 @@ class HandOutcome:
     dealt_in: int | None
     wins: tuple[str, ...] = field(default_factory=tuple)
     decisions: int = 0
+    events: list[dict[str, Any]] | None = None
+    """The hand's record (every event, as ``laizi verify`` reads it) when asked for."""
 
 
 def play_hand(
-    ruleset: Ruleset, bots: Sequence[Bot], dealer: int, seed: bytes, max_steps: int = 5000
+    ruleset: Ruleset,
+    bots: Sequence[Bot],
+    dealer: int,
+    seed: bytes,
+    max_steps: int = 5000,
+    *,
+    record: bool = False,
 ) -> HandOutcome:
-    """Play one hand to its end: each seat's bot decides from that seat's view alone."""
-    state, _ = new_hand(ruleset, dealer, seed=seed)
+    """Play one hand to its end: each seat's bot decides from that seat's view alone.
+
+    ``record``: keep every event in ``events`` (the hand's record; its seed is revealed at the
+    end, so ``laizi verify`` checks it).
+    """
+    state, first = new_hand(ruleset, dealer, seed=seed)
+    events = first if record else None
     steps = 0
     while not state.over:
         seat = state.to_act()[0]
@@ -55,7 +68,9 @@ def play_hand(
         action = bots[seat].act(view(state, seat), legal)
         if action not in legal:
             raise ValueError(f"bot {bots[seat]!r} chose an illegal action {action!r}")
-        apply(state, action, check=False)
+        produced = apply(state, action, check=False)
+        if events is not None:
+            events += produced
         steps += 1
         if steps > max_steps:  # pragma: no cover - the engine always ends a hand
             raise RuntimeError("hand did not end")
@@ -65,4 +80,6 @@ def play_hand(
     dealt_in = state.claim_from if how in ("discard", "rob_kong") else None
     settlement: Any = result["settlement"]
     wins = tuple(settlement.wins) if settlement is not None else ()
-    return HandOutcome(tuple(result["payments"]), result["winner"], how, dealt_in, wins, steps)
+    return HandOutcome(
+        tuple(result["payments"]), result["winner"], how, dealt_in, wins, steps, events
+    )
