@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperCommand
 
@@ -31,7 +30,7 @@ RayOption: Any = typer.Option(
 class RayCommand(TyperCommand):
     """A command whose ``--ray`` may come without an address."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         fixed: list[str] = []
         for k, arg in enumerate(args):
             fixed.append(arg)
