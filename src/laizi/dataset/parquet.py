@@ -152,7 +152,7 @@ class DatasetWriter:
             per_hand["game"].append(state.ruleset.game)
             per_hand["preset"].append(state.ruleset.settings.preset)
             per_hand["dealer"].append(state.dealer)
-            per_hand["winner"].append(result["winner"])
+            per_hand["winner"].append(-1 if result["winner"] is None else result["winner"])
             per_hand["reason"].append(result["reason"])
             floats = [float(number(p)) for p in pays]
             texts = [_exact(Fraction(p)) for p in pays]
