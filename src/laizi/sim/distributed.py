@@ -29,9 +29,13 @@ from typing import Any, TypeVar
 __all__ = [
     "LOCAL",
     "RayUnavailable",
+    "cluster_cpus",
     "is_ray_address",
+    "make_workers",
     "ray_session",
     "run_jobs_ray",
+    "task_overhead_ms",
+    "worker_pool",
 ]
 
 T = TypeVar("T")
@@ -73,6 +77,23 @@ def _import_ray() -> Any:
     return ray
 
 
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast on a HOST:PORT nobody listens on (Ray itself retries for minutes)."""
+    import socket
+
+    hostport = address.removeprefix("ray://")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto": Ray finds the cluster itself
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        raise RayUnavailable(
+            f"--ray: cannot reach a Ray cluster at {address}: {error.strerror or error}"
+        ) from None
+
+
 @contextmanager
 def ray_session(address: str | None) -> Iterator[Any]:
     """Ray, connected: to ``address``, or to a new local cluster when it is None or ``local``.
@@ -93,10 +114,13 @@ def ray_session(address: str | None) -> Iterator[Any]:
         if address in (None, LOCAL):
             ray.init(object_store_memory=LOCAL_OBJECT_STORE, **options)
         else:
+            _reachable(address)
             import laizi
 
             package = Path(laizi.__file__).resolve().parent
             ray.init(address=address, runtime_env={"py_modules": [str(package)]}, **options)
+    except RayUnavailable:
+        raise
     except Exception as error:  # ray raises ConnectionError, RuntimeError, ValueError …
         where = "a local Ray cluster" if address in (None, LOCAL) else f"Ray at {address}"
         raise RayUnavailable(f"--ray: cannot start or reach {where}: {error}") from None
@@ -127,6 +151,28 @@ def make_workers(ray: Any, count: int) -> list[Any]:
     return [actor.remote() for _ in range(count)]
 
 
+_POOL: list[Any] = []
+"""The actors of the innermost :func:`worker_pool` block, if any."""
+
+
+@contextmanager
+def worker_pool(workers: int | None = None, address: str | None = None) -> Iterator[list[Any]]:
+    """Keep Ray workers between runs: every run inside the block that asks for this many
+    workers (or for the default) uses these actors instead of starting its own (a benchmark that
+    times the play and not the workers' start, a notebook running many arenas)."""
+    with ray_session(address) as ray:
+        actors = make_workers(ray, workers or cluster_cpus(ray))
+        ray.get([actor.ping.remote() for actor in actors])  # started and ready
+        saved = list(_POOL)
+        _POOL[:] = actors
+        try:
+            yield actors
+        finally:
+            _POOL[:] = saved
+            for actor in actors:
+                ray.kill(actor)
+
+
 def run_jobs_ray(
     work: Callable[[Any], T],
     jobs: Sequence[Any],
@@ -141,6 +187,9 @@ def run_jobs_ray(
     job finishes (in whatever order they finish): the progress bar.
     """
     with ray_session(address) as ray:
+        if _POOL and workers in (None, len(_POOL)):
+            yield from _dispatch(ray, list(_POOL), work, jobs, on_done)
+            return
         count = min(workers or cluster_cpus(ray), max(len(jobs), 1))
         actors = make_workers(ray, count)
         try:
