@@ -367,3 +367,20 @@ def test_the_event_logs_read_back_to_the_records(records: Path, tmp_path: Path) 
             assert log[1]["dora_marker"] == mjai_tile(hand.events[1]["indicator"])
             assert log[1]["laizi"] == mjai_tile(hand.events[1]["laizi"])
     assert report["rows"] == lines
+
+
+def test_a_database_that_cant_be_read_is_exit_1(tmp_path: Path) -> None:
+    for url in ("nosuchdialect://x/y", f"sqlite:///{tmp_path / 'empty.sqlite3'}"):
+        result = run("export", "--db", url, "--out", str(tmp_path / "ds"))
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.strip().startswith("laizi: --db: ")
+        assert "Traceback" not in result.stderr
+
+
+def test_export_reads_standard_input(records: Path, tmp_path: Path) -> None:
+    text = (records / "baishan" / "hand-000001.jsonl").read_text()
+    result = run("export", "-", "--out", str(tmp_path / "ds"), "--json", stdin=text + text)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1])
+    sources = {str(s) for b in read_rows(tmp_path / "ds", columns=["source"]) for s in b["source"]}
+    assert report["hands"] == 2 and sources == {"-#0", "-#1"}

@@ -82,9 +82,9 @@ def export(
             written += 1
             if bar is not None:
                 bar.update(task, advance=1, description=f"{written} hands, {rows} rows")
-        if writer is not None:
-            files = writer.close()
     finally:
+        if writer is not None:
+            files = writer.close()  # also when a source fails: the rows so far are a dataset
         if bar is not None:
             bar.stop()
     seconds = max(time.perf_counter() - started, 1e-9)
