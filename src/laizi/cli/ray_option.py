@@ -23,7 +23,8 @@ RayOption: Any = typer.Option(
     "--ray",
     metavar="[ADDRESS]",
     help="Spread the work over a Ray cluster: ADDRESS (auto, HOST:PORT, ray://HOST:PORT), or a "
-    "local cluster when left out. Same results as one process. Needs laizi[cluster].",
+    "local cluster when left out; --workers K (K > 1) caps the Ray workers (default: the "
+    "cluster's CPUs). Same results as one process. Needs pip install 'laizi\\[cluster]'.",
 )
 
 
