@@ -86,13 +86,6 @@ class DecisionRows:
     def clear(self) -> None:
         self.size = self.hand_start = 0
 
-    def take(self, start: int, stop: int) -> dict[str, np.ndarray]:
-        """Copies of rows ``start:stop``, by column."""
-        return {
-            name: getattr(self, name)[start:stop].copy()
-            for name in ("obs", "mask", "seat", "action", "legal", "event", "step")
-        }
-
 
 def replay_decisions(events: list[dict[str, Any]], table: EnvTable, sink: RowSink) -> HandState:
     """Replay one hand's record on ``table``; call ``sink(table, seat, action index, event

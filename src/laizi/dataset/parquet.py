@@ -140,12 +140,9 @@ class DatasetWriter:
         per_hand: dict[str, list[Any]] = {
             k: [] for k in ("source", "game", "preset", "dealer", "winner", "reason")
         }
-        points: list[float] = []
-        exact: list[str] = []
-        payments: list[float] = []
-        seats = self.rows.seat[:n]
-        row = 0
-        for count, hand, state in self.meta:
+        floats: list[list[float]] = []
+        texts: list[list[str]] = []
+        for _, hand, state in self.meta:
             result = state.result
             pays = result["payments"]
             per_hand["source"].append(hand.source)
@@ -154,13 +151,13 @@ class DatasetWriter:
             per_hand["dealer"].append(state.dealer)
             per_hand["winner"].append(-1 if result["winner"] is None else result["winner"])
             per_hand["reason"].append(result["reason"])
-            floats = [float(number(p)) for p in pays]
-            texts = [_exact(Fraction(p)) for p in pays]
-            for seat in seats[row : row + count]:
-                points.append(floats[seat])
-                exact.append(texts[seat])
-                payments += floats
-            row += count
+            floats.append([float(number(p)) for p in pays])
+            texts.append([_exact(Fraction(p)) for p in pays])
+        seats = self.rows.seat[:n]
+        rows = np.arange(n)
+        payments = np.repeat(np.array(floats, np.float64).reshape(-1, 4), counts, axis=0)
+        points = payments[rows, seats]
+        exact = np.repeat(np.array(texts, object).reshape(-1, 4), counts, axis=0)[rows, seats]
 
         def repeat(values: list[Any], kind: Any) -> Any:
             return pa.array(
@@ -182,8 +179,8 @@ class DatasetWriter:
             pa.array(r.legal[:n]),
             pa.array(r.action[:n]),
             pa.array(points, pa.float64()),
-            pa.array(exact, pa.string()),
-            pa.FixedSizeListArray.from_arrays(pa.array(payments, pa.float64()), 4),
+            pa.array(list(exact), pa.string()),
+            pa.FixedSizeListArray.from_arrays(pa.array(payments.reshape(-1)), 4),
             repeat(per_hand["winner"], pa.int8()),
             repeat(per_hand["reason"], pa.string()),
         ]
