@@ -2,7 +2,8 @@
 from the command line, connecting to a running cluster by address.
 
 One local cluster for the whole module (2 CPUs, a small object store, no dashboard): Ray's start
-is the expensive part, so every test here shares it.
+is the expensive part, so every test here shares it — under pytest-xdist too, where the module's
+tests all go to one worker (the ``xdist_group`` mark and ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from laizi.sim import arena, simulate
 from laizi.sim.distributed import LOCAL, ray_session, task_overhead_ms
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.xdist_group("ray")  # one worker, one cluster (tests/conftest.py)
 
 ROOT = Path(__file__).parents[1]
 SAME_ARENA = (
