@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,20 @@ _SHARED_ENV = "LAIZI_TEST_POSTGRES_SHARED_DIR"
 _POSTGRES_SH = str(ROOT / "scripts" / "postgres.sh")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist, on the controller: tell each worker the run groups tests (see below; a
+    worker re-reads the command line, where ``--dist`` is still ``load``)."""
+    node.workerinput["laizi_loadgroup"] = node.config.getvalue("dist") == "loadgroup"
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "dist", "no") == "load":
+        # pytest-xdist's default, with the `xdist_group` marks honoured: the Ray tests share one
+        # local cluster, so they go to one worker (one start per run, not one per worker).
+        config.option.dist = "loadgroup"
+    if getattr(config, "workerinput", {}).get("laizi_loadgroup"):
+        config.option.loadgroup = True  # a worker: name the groups in the test ids, as asked
     if hasattr(config, "workerinput") or os.environ.get(POSTGRES_ENV):
         return  # an xdist worker (it inherited the directory), or a server given from outside
     shared = tempfile.mkdtemp(prefix="laizi-test-pg.")

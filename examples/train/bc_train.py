@@ -1,13 +1,19 @@
 """Behaviour cloning on the CPU, numpy only: imitate ``strong`` self-play, then beat ``random``.
 
     PYTHONPATH=src:examples/train python3 examples/train/bc_train.py [--hands 300] [--epochs 8]
+    PYTHONPATH=src:examples/train python3 examples/train/bc_train.py --dataset DIR
 
-1. Self-play data: four ``strong`` bots (issue 6) play ``--hands`` hands in a
-   :class:`laizi.env.table.EnvTable`; at every decision the acting seat's observation and mask
-   come from the environment and the label is the index of the bot's action.
+1. Data: a training dataset as ``laizi export`` writes it (docs/dataset.md): one Parquet row per
+   decision with the deciding seat's observation and mask (the environment's encoding) and the
+   index of the action taken.  ``--dataset DIR`` reads one (say, ``laizi simulate --bots
+   strong,strong,strong,strong --records runs`` then ``laizi export runs --out DIR``); without
+   it, four ``strong`` bots (issue 6) play ``--hands`` hands with their records kept, and those
+   are exported first, in a temporary directory.  Decisions with a single legal action are left
+   out (a forced move teaches nothing).
 2. Training: a one-hidden-layer policy (``policy.py``) fits the labels by masked softmax
    cross-entropy with Adam; the weights go to ``examples/train/bc_policy.npz``.
    (``--out`` writes them elsewhere; the bot reads ``LAIZI_BC_WEIGHTS`` when it is set.)
+   The last tenth of the dataset's hands is held out.
 3. Evaluation: the arena (issue 6, the function behind ``laizi arena``) plays the trained policy,
    registered as the outside bot ``bc_bot:BCBot``, against ``random`` on duplicate walls.
 """
@@ -17,8 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,42 +35,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from policy import WEIGHTS, Policy, features
 
-from laizi.bots import make_bot
-from laizi.engine import make_ruleset, view
-from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
-from laizi.env.table import EnvTable
+from laizi.dataset.export import export
+from laizi.dataset.parquet import read_rows
+from laizi.dataset.sources import hands_from_paths
 from laizi.sim.arena import arena
+from laizi.sim.simulate import simulate
 
 
-def collect(rules: str, hands: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Observations, masks and the teacher's action indices from ``strong`` self-play."""
-    ruleset = make_ruleset(rules)
-    table = EnvTable(ruleset)
-    rng = random.Random(seed)
-    bots = [make_bot("strong", ruleset.settings, seed * 4 + s) for s in range(4)]
-    obs_rows: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    labels: list[int] = []
-    for hand in range(hands):
-        table.deal(rng.randbytes(32), hand % 4)
-        state = table.state
-        assert state is not None
-        while not state.over:
-            seat = table.current_seat()
-            assert seat is not None
-            legal = table.legal(seat)
-            action = bots[seat].act(view(state, seat), list(legal.values()))
-            index = next(i for i, a in legal.items() if a == action)
-            if len(legal) > 1:  # a forced move teaches nothing
-                obs = np.empty(OBS_SHAPE, np.float32)
-                mask = np.zeros(NUM_ACTIONS, np.int8)
-                table.write_observation(seat, obs)
-                table.write_mask(seat, mask)
-                obs_rows.append(obs)
-                masks.append(mask)
-                labels.append(index)
-            table.step(seat, index)
-    return np.stack(obs_rows), np.stack(masks), np.array(labels)
+def make_dataset(rules: str, hands: int, seed: int, out: Path) -> None:
+    """``strong`` self-play with records kept, exported as a dataset into ``out``."""
+    records = out.parent / "records"
+    simulate(["strong"] * 4, rules, hands=hands, seed=seed, records=records)
+    report = export(hands_from_paths([str(records)]), out)
+    print(
+        f"{report['rows']} decisions from {report['hands']} strong self-play hands",
+        file=sys.stderr,
+    )
+
+
+def load(dataset: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Observations, masks, the action indices and the hand numbers of every decision with a
+    choice (more than one legal action)."""
+    parts: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "action": [], "hand": []}
+    for batch in read_rows(dataset, columns=["hand", "obs", "mask", "action", "legal"]):
+        keep = batch["legal"] > 1
+        for name, column in parts.items():
+            column.append(batch[name][keep])
+    if not parts["action"]:
+        raise SystemExit(f"{dataset}: no dataset rows (laizi export writes part-*.parquet)")
+    obs, mask, action, hand = (np.concatenate(parts[k]) for k in ("obs", "mask", "action", "hand"))
+    return obs, mask, action.astype(np.int64), hand
 
 
 def agreement(policy: Policy, x: np.ndarray, mask: np.ndarray, y: np.ndarray) -> float:
@@ -133,7 +133,12 @@ def train(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rules", default="wuhan-hongzhong-kaikou")
-    parser.add_argument("--hands", type=int, default=300, help="self-play hands (300)")
+    parser.add_argument(
+        "--dataset", type=Path, default=None, help="train from this dataset (laizi export)"
+    )
+    parser.add_argument(
+        "--hands", type=int, default=300, help="self-play hands without --dataset (300)"
+    )
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
@@ -144,15 +149,22 @@ def main() -> None:
         parser.error("--hands, --epochs, --hidden and --walls must be at least 1")
 
     started = time.perf_counter()
-    obs, mask, labels = collect(args.rules, args.hands, args.seed)
+    with tempfile.TemporaryDirectory() as scratch:
+        dataset = args.dataset
+        if dataset is None:
+            dataset = Path(scratch) / "dataset"
+            make_dataset(args.rules, args.hands, args.seed, dataset)
+        obs, mask, labels, hands = load(dataset)
     collected = time.perf_counter()
     print(
-        f"{len(labels)} decisions from {args.hands} strong self-play hands "
+        f"{len(labels)} decisions with a choice from {len(np.unique(hands))} hands "
         f"({collected - started:.0f} s)",
         file=sys.stderr,
     )
     x = features(obs)
-    cut = int(len(labels) * 0.9)  # the last tenth of the hands is held out
+    # The last tenth of the hands is held out (the rows are in hand order).
+    ids = np.unique(hands)
+    cut = int(np.searchsorted(hands, ids[int(len(ids) * 0.9)])) if len(ids) > 1 else len(hands)
     held_out = (x[cut:], mask[cut:], labels[cut:])
     policy = train(
         x[:cut],
@@ -170,6 +182,7 @@ def main() -> None:
     report = arena("bc_bot:BCBot", "random", args.rules, walls=args.walls, seed=args.seed + 1000)
     summary = {
         "decisions": len(labels),
+        "hands": len(np.unique(hands)),
         "agreement": round(agreement(policy, x[:cut], mask[:cut], labels[:cut]), 4),
         "agreement_held_out": round(agreement(policy, *held_out), 4),
         "arena_vs_random": {k: report[k] for k in ("hands", "diff_mean", "diff_ci95")},

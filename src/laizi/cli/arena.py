@@ -22,10 +22,12 @@ from laizi.cli.common import (
     lang_or_exit,
     load_json_option,
 )
+from laizi.cli.ray_option import RayCommand, RayOption, ray_workers
 from laizi.i18n import Lang, pick
 from laizi.rules import SettingsError
 from laizi.sim import arena as run_arena
 from laizi.sim import simulate as run_simulate
+from laizi.sim.distributed import RayUnavailable
 
 __all__ = ["arena", "simulate"]
 
@@ -48,13 +50,15 @@ def _rules(text: str) -> Any:
 def _guarded(call: Any) -> dict[str, Any]:
     try:
         return call()
-    except (BotError, SettingsError) as error:
+    except (BotError, SettingsError, RayUnavailable) as error:
         fail(str(error))
     except ValueError as error:
         fail(str(error))
+    except OSError as error:  # --records: a directory that can't be written
+        fail(f"{getattr(error, 'filename', None) or ''}: {error.strerror or error}")
 
 
-@app.command("arena")
+@app.command("arena", cls=RayCommand)
 def arena(
     a: str = typer.Argument(
         ..., help="Bot A: random, greedy, strong, module:Class or cmd:COMMAND (bot protocol)."
@@ -66,12 +70,21 @@ def arena(
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     lang: str | None = LangOption,
+    ray: str | None = RayOption,
 ) -> None:
     """Duplicate play: every wall four times, A in each seat against three B's."""
     language = lang_or_exit(lang)
     report = _guarded(
         lambda: run_arena(
-            a, b, _rules(rules), walls=hands, seed=seed, workers=workers, progress=True
+            a,
+            b,
+            _rules(rules),
+            walls=hands,
+            seed=seed,
+            workers=workers,
+            progress=True,
+            ray=ray,
+            ray_workers=ray_workers(workers),
         )
     )
     if as_json:
@@ -146,7 +159,7 @@ def _stats_table(lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> Table:
     return table
 
 
-@app.command("simulate")
+@app.command("simulate", cls=RayCommand)
 def simulate(
     bots: str = typer.Option(..., "--bots", help="Four bot names, seat order: A,B,C,D."),
     rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),
@@ -155,6 +168,13 @@ def simulate(
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
     lang: str | None = LangOption,
+    ray: str | None = RayOption,
+    records: str | None = typer.Option(
+        None,
+        "--records",
+        metavar="DIR",
+        help="Also write each hand's record (JSON Lines, as laizi verify reads) under DIR.",
+    ),
 ) -> None:
     """Self-play of four bots: mean points, win and deal-in rates, big wins, drawn hands."""
     language = lang_or_exit(lang)
@@ -163,7 +183,15 @@ def simulate(
         fail(f"--bots: four comma-separated bot names are needed, got {bots!r}")
     report = _guarded(
         lambda: run_simulate(
-            names, _rules(rules), hands=hands, seed=seed, workers=workers, progress=True
+            names,
+            _rules(rules),
+            hands=hands,
+            seed=seed,
+            workers=workers,
+            progress=True,
+            ray=ray,
+            ray_workers=ray_workers(workers),
+            records=records,
         )
     )
     if as_json:

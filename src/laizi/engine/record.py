@@ -44,7 +44,10 @@ __all__ = [
     "RecordError",
     "Verdict",
     "action_of",
+    "check_events",
+    "deal_record",
     "dumps_event",
+    "next_decision",
     "parse_record",
     "replay_record",
     "to_jsonl",
@@ -120,6 +123,57 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
 
     Raises RecordError at the first event that does not match what the engine produces.
     """
+    state, produced = deal_record(events)
+    index = len(produced)
+    while not state.over:
+        action = next_decision(state, events, index)
+        try:
+            new = apply(state, action)
+        except IllegalAction as error:
+            legal = "、".join(a.notation() for a in error.legal) or "无"
+            zh = (
+                f"非法动作：{error.action.notation()} 不合法：{why_illegal(state, action, 'zh')}；"
+                f"合法的动作：{legal}"
+            )
+            raise RecordError(index, f"illegal: {error}", zh) from None
+        check_events(new, events, index)
+        produced += new
+        index += len(new)
+    if index < len(events):
+        raise RecordError(index, "events after the end of the hand")
+    return state, produced
+
+
+def next_decision(state: HandState, events: list[dict[str, Any]], index: int) -> Action:
+    """The decision recorded at ``events[index]``, while ``state`` waits for one.
+
+    Raises RecordError when the record ends there or holds no decision there.
+    """
+    if index >= len(events):
+        raise RecordError(
+            index, f"the record ends before the hand does (seats to act: {state.to_act()})"
+        )
+    event = events[index]
+    try:
+        action = action_of(event)
+    except ActionError as error:
+        raise RecordError(index, f"unreadable decision: {error}") from None
+    if action is None:
+        raise RecordError(
+            index,
+            f"expected a decision of seat(s) {state.to_act()}, found {event.get('type')!r}",
+        )
+    return action
+
+
+def deal_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str, Any]]]:
+    """Deal the hand a record starts: the state before its first decision, and the events the
+    engine produced for the deal (checked against the record's first events).
+
+    The wall comes from the revealed seed (checked against the commitment, hashed with the
+    players' contributions when ``start`` lists them) or from the ``wall`` a scripted record
+    lists.  Raises RecordError naming the first event that does not check out.
+    """
     if not events:
         raise RecordError(0, "the record is empty")
     start = events[0]
@@ -191,41 +245,13 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
             )
     except (WallError, TileParseError) as error:
         raise RecordError(0, str(error)) from None
-    _compare(produced, events, 0)
-    index = len(produced)
-    while not state.over:
-        if index >= len(events):
-            raise RecordError(
-                index, f"the record ends before the hand does (seats to act: {state.to_act()})"
-            )
-        event = events[index]
-        try:
-            action = action_of(event)
-        except ActionError as error:
-            raise RecordError(index, f"unreadable decision: {error}") from None
-        if action is None:
-            raise RecordError(
-                index,
-                f"expected a decision of seat(s) {state.to_act()}, found {event.get('type')!r}",
-            )
-        try:
-            new = apply(state, action)
-        except IllegalAction as error:
-            legal = "、".join(a.notation() for a in error.legal) or "无"
-            zh = (
-                f"非法动作：{error.action.notation()} 不合法：{why_illegal(state, action, 'zh')}；"
-                f"合法的动作：{legal}"
-            )
-            raise RecordError(index, f"illegal: {error}", zh) from None
-        _compare(new, events, index)
-        produced += new
-        index += len(new)
-    if index < len(events):
-        raise RecordError(index, "events after the end of the hand")
+    check_events(produced, events, 0)
     return state, produced
 
 
-def _compare(produced: list[dict[str, Any]], events: list[dict[str, Any]], offset: int) -> None:
+def check_events(produced: list[dict[str, Any]], events: list[dict[str, Any]], offset: int) -> None:
+    """Every event the engine ``produced`` must be the recorded one at ``offset`` on, as JSON
+    text (so ``true`` is not ``1``); RecordError names the first that is not."""
     for k, event in enumerate(produced):
         index = offset + k
         if index >= len(events):

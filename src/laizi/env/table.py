@@ -133,6 +133,15 @@ class EnvTable:
     def deal(self, seed: bytes, dealer: int = 0) -> None:
         """Deal a new hand from a 32-byte seed (the engine's fair-deal shuffle)."""
         state, _ = new_hand(self.ruleset, dealer, seed=seed)
+        self.load(state)
+
+    def load(self, state: HandState) -> None:
+        """Take over a hand dealt elsewhere (before its first decision), e.g. a record's
+        (:func:`laizi.engine.record.deal_record`), whatever its rules."""
+        if state.ruleset is not self.ruleset:
+            if state.ruleset.settings != self.ruleset.settings:
+                self._mult_cache.clear()  # memoised per rules
+            self.ruleset = state.ruleset
         self.state = state
         views = self._views
         views.fill(0)
@@ -196,8 +205,10 @@ class EnvTable:
             if legal:
                 out[list(legal)] = 1
 
-    def step(self, seat: int, index: int) -> None:
-        """Play action ``index`` for ``seat``; :class:`IllegalActionIndex` if it is not legal."""
+    def step(self, seat: int, index: int) -> list[dict[str, Any]]:
+        """Play action ``index`` for ``seat``; :class:`IllegalActionIndex` if it is not legal.
+
+        Returns the events the engine produced (the record's lines)."""
         state = self.state
         assert state is not None
         legal = self.legal(seat)
@@ -209,17 +220,18 @@ class EnvTable:
                 f"action {index} ({what}) is not legal for seat {seat} now; "
                 f"legal: {allowed or 'nothing (not this seat’s decision)'}"
             )
-        apply(state, action, check=False)
+        events = apply(state, action, check=False)
         # Only the seat that acted (discard, lay-out, kong) and the seat now on turn (a claim
         # winner, or an added kong completed after its rob window) can have changed.
         self._sync(seat)
         if state.turn != seat:
             self._sync(state.turn)
+        return events
 
-    def abandon(self, seat: int) -> None:
+    def abandon(self, seat: int) -> list[dict[str, Any]]:
         """The seat escapes (逃跑, A9): the hand ends with the ruleset's escape payments."""
         assert self.state is not None
-        apply(self.state, Action(seat, "abandon"))
+        return apply(self.state, Action(seat, "abandon"))
 
     # --- observations -----------------------------------------------------------------------
     def _sync(self, seat: int) -> None:

@@ -88,8 +88,14 @@ def arena(
     seed: int = 0,
     workers: int = 1,
     progress: bool = False,
+    ray: str | None = None,
+    ray_workers: int | None = None,
 ) -> dict[str, Any]:
-    """Play ``walls`` walls four times each; the report (INTERFACES.md keys and more)."""
+    """Play ``walls`` walls four times each; the report (INTERFACES.md keys and more).
+
+    ``ray``: spread the walls over a Ray cluster (its address, or ``"local"`` for a local one)
+    with ``ray_workers`` actors; the report is the same as in one process.
+    """
     settings = make_ruleset(rules).settings
     for name in (a, b):
         make_bot(name, settings, 0)  # fail early on a bad name
@@ -103,7 +109,13 @@ def arena(
     drawn = decisions = 0
     label = f"{a} vs {b}" if progress else None
     for part in run_jobs(
-        _play_walls, jobs, workers=workers, progress=label, units=lambda job: len(job.walls)
+        _play_walls,
+        jobs,
+        workers=workers,
+        progress=label,
+        units=lambda job: len(job.walls),
+        ray=ray,
+        ray_workers=ray_workers,
     ):
         diffs += part[0]
         a_stats.merge(part[1])

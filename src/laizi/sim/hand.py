@@ -41,16 +41,29 @@ class HandOutcome:
     dealt_in: int | None
     wins: tuple[str, ...] = field(default_factory=tuple)
     decisions: int = 0
+    events: list[dict[str, Any]] | None = None
+    """The hand's record (every event, as ``laizi verify`` reads it) when asked for."""
 
 
 def play_hand(
-    ruleset: Ruleset, bots: Sequence[Bot], dealer: int, seed: bytes, max_steps: int = 5000
+    ruleset: Ruleset,
+    bots: Sequence[Bot],
+    dealer: int,
+    seed: bytes,
+    max_steps: int = 5000,
+    *,
+    record: bool = False,
 ) -> HandOutcome:
-    """Play one hand to its end: each seat's bot decides from that seat's view alone."""
-    state, events = new_hand(ruleset, dealer, seed=seed)
+    """Play one hand to its end: each seat's bot decides from that seat's view alone.
+
+    ``record``: keep every event in ``events`` (the hand's record; its seed is revealed at the
+    end, so ``laizi verify`` checks it).
+    """
+    state, first = new_hand(ruleset, dealer, seed=seed)
+    events = first if record else None
     # Bots that follow the hand's events (cmd: bots) get each one as their seat may see it.
     observers = [(s, bot.observe) for s, bot in enumerate(bots) if hasattr(bot, "observe")]
-    _tell(observers, events)
+    _tell(observers, first)
     steps = 0
     while not state.over:
         seat = state.to_act()[0]
@@ -58,9 +71,11 @@ def play_hand(
         action = bots[seat].act(view(state, seat), legal)
         if action not in legal:
             raise ValueError(f"bot {bots[seat]!r} chose an illegal action {action!r}")
-        events = apply(state, action, check=False)
+        produced = apply(state, action, check=False)
         if observers:
-            _tell(observers, events)
+            _tell(observers, produced)
+        if events is not None:
+            events += produced
         steps += 1
         if steps > max_steps:  # pragma: no cover - the engine always ends a hand
             raise RuntimeError("hand did not end")
@@ -70,7 +85,9 @@ def play_hand(
     dealt_in = state.claim_from if how in ("discard", "rob_kong") else None
     settlement: Any = result["settlement"]
     wins = tuple(settlement.wins) if settlement is not None else ()
-    return HandOutcome(tuple(result["payments"]), result["winner"], how, dealt_in, wins, steps)
+    return HandOutcome(
+        tuple(result["payments"]), result["winner"], how, dealt_in, wins, steps, events
+    )
 
 
 def _tell(observers: Sequence[tuple[int, Any]], events: Sequence[dict[str, Any]]) -> None:

@@ -24,8 +24,14 @@ def run_jobs(
     workers: int = 1,
     progress: str | None = None,
     units: Callable[[Any], int] = lambda job: 1,
+    ray: str | None = None,
+    ray_workers: int | None = None,
 ) -> Iterator[T]:
-    """Yield ``work(job)`` for every job, in order; ``progress`` is the bar's label (stderr)."""
+    """Yield ``work(job)`` for every job, in order; ``progress`` is the bar's label (stderr).
+
+    ``ray``: run the jobs on a Ray cluster instead (its address, or ``"local"``), with
+    ``ray_workers`` actors (default: the cluster's CPUs); :mod:`laizi.sim.distributed`.
+    """
     total = sum(units(job) for job in jobs)
     bar_context: Any = nullcontext(None)
     if progress is not None:
@@ -50,9 +56,18 @@ def run_jobs(
         )
     with bar_context as bar:
         task = bar.add_task(progress, total=total) if bar is not None else None
+        pool = None
+        if ray is not None:
+            from laizi.sim.distributed import run_jobs_ray
+
+            def advance(job: Any) -> None:
+                if bar is not None:
+                    bar.advance(task, units(job))
+
+            yield from run_jobs_ray(work, jobs, address=ray, workers=ray_workers, on_done=advance)
+            return
         if workers <= 1:
             results: Iterator[T] = (work(job) for job in jobs)
-            pool = None
         else:
             context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
             pool = context.Pool(workers)
