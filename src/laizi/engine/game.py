@@ -164,8 +164,14 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
         return events
     if check:
         legal = legal_actions(state, seat)  # usually the caller's list, from the cache
-        if action not in legal:
-            raise IllegalAction(action, why_illegal(state, action), legal)
+        # The actions are built once (above), so the chosen one is usually one of those very
+        # objects: membership by identity first, value equality only for a caller's own Action.
+        for candidate in legal:
+            if candidate is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalAction(action, why_illegal(state, action), legal)
     events = []
     phase = state.phase
     if phase == TURN:
