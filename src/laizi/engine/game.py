@@ -35,7 +35,7 @@ from laizi.engine.illegal import IllegalAction, why_illegal
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import WinOffer
-from laizi.tiles import format_tiles
+from laizi.tiles import format_counts
 
 __all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why_illegal"]
 
@@ -512,6 +512,6 @@ def _end(
         event["seat"] = escaped
     if settlement is not None:
         event["settlement"] = settlement.to_json()
-    event["hands"] = [format_tiles(p.concealed()) for p in state.players]
+    event["hands"] = [format_counts(p.counts) for p in state.players]
     event["seed"] = None if state.seed is None else state.seed.hex()
     events.append(event)
