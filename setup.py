@@ -74,8 +74,9 @@ def _extensions() -> tuple[list[Any], str]:
             return cythonize(paths, build_dir="build/cython", compiler_directives=directives), ""
         from mypyc.build import mypycify
 
-        return mypycify(paths, opt_level="3"), ""
-    except Exception as error:  # any failure here means: build pure (unless told otherwise)
+        # pyproject's mypy settings apply; the sections for modules not compiled here are unused.
+        return mypycify(["--no-warn-unused-configs", *paths], opt_level="3"), ""
+    except (Exception, SystemExit) as error:  # any failure: build pure (unless told otherwise)
         if MODE == "compiled":
             raise
         _warn(f"{COMPILER} is not usable ({error}); building pure Python")
@@ -106,7 +107,7 @@ class OptionalBuildExt(build_ext):
             try:
                 super().run()
                 built = True
-            except Exception as error:  # no compiler, a compile error …
+            except (Exception, SystemExit) as error:  # no compiler, a compile error …
                 if MODE == "compiled":
                     raise
                 _warn(f"compiling failed ({error}); building pure Python")
