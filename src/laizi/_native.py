@@ -44,6 +44,7 @@ COMPILED_MODULES = (
     "laizi.hand",
     "laizi.engine.actions",
     "laizi.engine.state",
+    "laizi.engine.wall",
     "laizi.engine.game",
     "laizi.env.table",
 )
