@@ -7,7 +7,6 @@ truth; docs/speed.md says why and how).  Settings, read at build time:
 ``LAIZI_BUILD``     ``auto`` (default): compile, and fall back to pure Python with a warning if
                     the compiler or the compiling package is missing or fails; ``pure``: never
                     compile; ``compiled``: fail the build unless everything compiles.
-``LAIZI_COMPILER``  ``mypyc`` (default) or ``cython``.
 
 The build writes ``laizi/_build_info.json``: the build (``compiled`` / ``pure``), the compiler,
 and the SHA-256 of every source it compiled, so that a source edited later is never shadowed
@@ -46,11 +45,8 @@ def _compiled_modules() -> tuple[str, ...]:
 
 MODULES = _compiled_modules()
 MODE = os.environ.get("LAIZI_BUILD", "auto").strip().lower() or "auto"
-COMPILER = os.environ.get("LAIZI_COMPILER", "mypyc").strip().lower() or "mypyc"
 if MODE not in ("auto", "pure", "compiled"):
     raise SystemExit(f"LAIZI_BUILD: auto, pure or compiled, not {MODE!r}")
-if COMPILER not in ("mypyc", "cython"):
-    raise SystemExit(f"LAIZI_COMPILER: mypyc or cython, not {COMPILER!r}")
 
 
 def _source(module: str) -> Path:
@@ -67,11 +63,6 @@ def _extensions() -> tuple[list[Any], str]:
         return [], "LAIZI_BUILD=pure"
     paths = [str(_source(m).relative_to(ROOT)) for m in MODULES]
     try:
-        if COMPILER == "cython":
-            from Cython.Build import cythonize
-
-            directives = {"language_level": 3}
-            return cythonize(paths, build_dir="build/cython", compiler_directives=directives), ""
         from mypyc.build import mypycify
 
         # pyproject's mypy settings apply; the sections for modules not compiled here are unused.
@@ -79,18 +70,14 @@ def _extensions() -> tuple[list[Any], str]:
     except (Exception, SystemExit) as error:  # any failure: build pure (unless told otherwise)
         if MODE == "compiled":
             raise
-        _warn(f"{COMPILER} is not usable ({error}); building pure Python")
-        return [], f"{COMPILER} not usable"
+        _warn(f"mypyc is not usable ({error}); building pure Python")
+        return [], "mypyc not usable"
 
 
 EXTENSIONS, WHY_PURE = _extensions()
 
 
 def _compiler_version() -> str:
-    if COMPILER == "cython":
-        import Cython
-
-        return f"cython {Cython.__version__}"
     import mypy.version
 
     return f"mypyc {mypy.version.__version__}"
