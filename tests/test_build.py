@@ -167,3 +167,23 @@ def test_version_names_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.output.startswith(f"laizi {laizi.__version__} — ")
     expected = "compiled (mypyc" if _native.build() == "compiled" else "pure Python ("
     assert expected in result.output
+
+
+def test_actions_and_states_survive_pickling() -> None:
+    """Workers (Ray, multiprocessing) send actions and states between processes — also the
+    compiled build's native classes."""
+    import pickle
+
+    from laizi.engine import legal_actions, make_ruleset, new_hand
+    from laizi.engine.actions import Action
+
+    for action in (Action(1, "chow", None, (2, 3, 4)), Action(0, "discard", 5), Action(2, "pass")):
+        back = pickle.loads(pickle.dumps(action))
+        assert back == action
+        assert hash(back) == hash(action)
+        assert back.notation() == action.notation()
+    state, _ = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), 0, seed=bytes(32))
+    back_state = pickle.loads(pickle.dumps(state))
+    assert back_state.wall == state.wall
+    assert [p.counts for p in back_state.players] == [p.counts for p in state.players]
+    assert legal_actions(back_state, 0) == legal_actions(state, 0)
