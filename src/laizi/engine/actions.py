@@ -105,9 +105,7 @@ class Action:
     def __repr__(self) -> str:
         return f"Action({self.notation()!r})"
 
-    def __reduce__(
-        self,
-    ) -> tuple[type[Action], tuple[int, str, int | None, tuple[int, ...] | None]]:
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Pickled by its fields (the compiled build's frozen class can't be restored by setting
         # attributes one by one, which is how a native class is unpickled by default).
         return (Action, (self.seat, self.type, self.tile, self.tiles))
