@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from laizi import _native
 from laizi.engine import apply, legal_actions, make_ruleset, new_hand
 from laizi.rules import PRESETS
 
@@ -77,6 +78,7 @@ def main() -> None:
     overall = round(args.hands * len(PRESETS) / total_time, 1)
     result = {"random_hands_per_s": overall, **result}
     result["hands"] = args.hands * len(PRESETS)
+    result["build"] = _native.build()
     result["endings"] = endings
     result["goal_hands_per_s"] = GOAL
     result["peers_games_per_s"] = PEERS

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import numpy as np
 
+from laizi import _native
 from laizi.env import baishan_v0, wuhan_v0
 from laizi.env.batch import BatchEnv
 from laizi.env.wuhan_v0 import WUHAN_PRESETS as PRESETS
@@ -135,6 +136,7 @@ def main() -> None:
         "tables": args.tables,
         "rounds": args.rounds,
         "python": sys.version.split()[0],
+        "build": _native.build(),
     }
     if not args.json:
         for key, value in out.items():

@@ -174,14 +174,23 @@ def format_tiles(tiles: Iterable[int]) -> str:
     return format_counts(count_vector(tiles, limit=None))
 
 
+# (first id, last id + 1, the digits of the suit's ranks, its letter), for format_counts
+_SUIT_SPANS = tuple(
+    (
+        base,
+        base + _SUIT_SIZE[letter],
+        tuple(str(r) for r in range(1, _SUIT_SIZE[letter] + 1)),
+        letter,
+    )
+    for base, letter in zip((0, 9, 18, 27), SUITS, strict=True)
+)
+
+
 def format_counts(counts: Sequence[int]) -> str:
     """A count vector as compact notation, e.g. ``[2, 0, …] -> '11m'``; ``'0'`` when empty."""
     parts: list[str] = []
-    for suit_index, letter in enumerate(SUITS):
-        base = suit_index * 9
-        digits = "".join(
-            str(index + 1) * counts[base + index] for index in range(_SUIT_SIZE[letter])
-        )
+    for low, high, digits_of, letter in _SUIT_SPANS:
+        digits = "".join([d * n for d, n in zip(digits_of, counts[low:high], strict=True)])
         if digits:
             parts.append(digits + letter)
     return "".join(parts) or "0"

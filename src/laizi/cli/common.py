@@ -124,6 +124,22 @@ def load_json_option(name: str, text: str) -> Any:
         fail(f"{name}: not valid JSON: {error}")
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from laizi import __version__, _native
+
+        typer.echo(f"laizi {__version__} — {_native.describe()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_show_version,
+        is_eager=True,
+        help="Print the version and the build (compiled or pure Python), then exit.",
+    ),
+) -> None:
     """Wuhan (武汉麻将) and Baishan (白山麻将) mahjong: analyse hands, score, replay, play."""

@@ -105,6 +105,11 @@ class Action:
     def __repr__(self) -> str:
         return f"Action({self.notation()!r})"
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled by its fields (the compiled build's frozen class can't be restored by setting
+        # attributes one by one, which is how a native class is unpickled by default).
+        return (Action, (self.seat, self.type, self.tile, self.tiles))
+
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {"seat": self.seat, "type": self.type}
         if self.tile is not None:

@@ -16,7 +16,7 @@ from laizi.engine.wall import (
     wall_from_seed,
 )
 from laizi.rules.ruleset import Ruleset
-from laizi.tiles import format_tiles
+from laizi.tiles import format_counts
 
 __all__ = ["new_hand"]
 
@@ -95,7 +95,7 @@ def new_hand(
         start["wall"] = "".join(TILE[t] for t in wall)
     deal: Event = {
         "type": "deal",
-        "hands": [format_tiles(p.concealed()) for p in players],
+        "hands": [format_counts(p.counts) for p in players],
         "indicator": None if indicator is None else TILE[indicator],
         "laizi": None if specials.laizi is None else TILE[specials.laizi],
         "pi": [TILE[t] for t in specials.pi],

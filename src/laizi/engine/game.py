@@ -35,7 +35,7 @@ from laizi.engine.illegal import IllegalAction, why_illegal
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import WinOffer
-from laizi.tiles import format_tiles
+from laizi.tiles import format_counts
 
 __all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why_illegal"]
 
@@ -164,8 +164,14 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
         return events
     if check:
         legal = legal_actions(state, seat)  # usually the caller's list, from the cache
-        if action not in legal:
-            raise IllegalAction(action, why_illegal(state, action), legal)
+        # The actions are built once (above), so the chosen one is usually one of those very
+        # objects: membership by identity first, value equality only for a caller's own Action.
+        for candidate in legal:
+            if candidate is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalAction(action, why_illegal(state, action), legal)
     events = []
     phase = state.phase
     if phase == TURN:
@@ -506,6 +512,6 @@ def _end(
         event["seat"] = escaped
     if settlement is not None:
         event["settlement"] = settlement.to_json()
-    event["hands"] = [format_tiles(p.concealed()) for p in state.players]
+    event["hands"] = [format_counts(p.counts) for p in state.players]
     event["seed"] = None if state.seed is None else state.seed.hex()
     events.append(event)

@@ -41,7 +41,9 @@ tile still in the wall.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 from laizi.tiles import KINDS, format_tile
@@ -171,18 +173,37 @@ def _words(seed: bytes) -> Iterator[int]:
         counter += 1
 
 
+_FIRST_BLOCKS = 20
+"""SHA-256 blocks made up front (160 words); a shuffle needs 135 words plus its rejections."""
+_FIRST_WORDS = struct.Struct(f">{8 * _FIRST_BLOCKS}I")
+
+
 def wall_from_seed(seed: bytes) -> tuple[int, ...]:
     """The wall of a 256-bit seed: an unbiased Fisher–Yates shuffle driven by SHA-256."""
     if len(seed) != SEED_BYTES:
         raise WallError("seed", f"must be {SEED_BYTES} bytes, got {len(seed)}")
     tiles = sorted_tiles()
-    words = _words(seed)
+    # The same stream as _words, its first blocks hashed and unpacked in one go.
+    sha256 = hashlib.sha256
+    first = b"".join(
+        [sha256(seed + counter.to_bytes(8, "big")).digest() for counter in range(_FIRST_BLOCKS)]
+    )
+    stream = _FIRST_WORDS.unpack(first)
+    position = 0
+    more: Iterator[int] | None = None
     for i in range(WALL_SIZE - 1, 0, -1):
         bound = i + 1
         limit = _WORD - _WORD % bound
-        word = next(words)
-        while word >= limit:
-            word = next(words)
+        while True:
+            if position < len(stream):
+                word = stream[position]
+                position += 1
+            else:  # rare: more rejections than the first blocks hold
+                if more is None:
+                    more = islice(_words(seed), position, None)
+                word = next(more)
+            if word < limit:
+                break
         j = word % bound
         tiles[i], tiles[j] = tiles[j], tiles[i]
     return tuple(tiles)

@@ -202,23 +202,35 @@ def _within(counts: Sequence[int], mask: int) -> bool:
 
 def holds_must_gang(concealed: Sequence[int], must_gang: Iterable[int]) -> bool:
     """A4: while a player holds a must-gang tile (红中, 发财, 癞子皮) it can't win."""
-    return any(concealed[t] for t in must_gang)
+    # A plain loop, not any(generator): asked at every discard for every seat that opened.
+    for t in must_gang:  # noqa: SIM110
+        if concealed[t]:
+            return True
+    return False
 
 
 _HONOR_KIND = tuple(t in HONORS for t in range(KINDS))
 _TWO_FIVE_EIGHT_KIND = tuple(t in TWO_FIVE_EIGHT for t in range(KINDS))
+# Per family: the kinds outside it as a mask over the hand's counts read as one integer (a byte
+# per kind, little-endian): a hand lies in the family when no count falls under the mask.
+_OUTSIDE = tuple(
+    sum(0xFF << 8 * t for t in range(KINDS) if not family[t])
+    for family in (_HONOR_KIND, _TWO_FIVE_EIGHT_KIND)
+)
 
 
 def shapeless_family(concealed: Sequence[int], melds: Sequence[Meld], laizi: int | None) -> bool:
     """风一色 / 将一色 take any shape at all (乱风 / 乱将, A6): is every tile an honor, or every
     tile a 2/5/8, with no chow on the table?  A held laizi may stand for either (A3), so it is
     left out of the test.  A quick test before the full :func:`evaluate`."""
-    if any(m.kind == "chow" for m in melds):
-        return False
-    for family in (_HONOR_KIND, _TWO_FIVE_EIGHT_KIND):
-        if all(family[m.tiles[0]] for m in melds) and all(
-            family[t] or t == laizi for t in range(KINDS) if concealed[t]
-        ):
+    for m in melds:
+        if m.kind == "chow":
+            return False
+    held = int.from_bytes(bytes(concealed), "little")
+    if laizi is not None:
+        held &= ~(0xFF << 8 * laizi)
+    for family, outside in zip((_HONOR_KIND, _TWO_FIVE_EIGHT_KIND), _OUTSIDE, strict=True):
+        if not held & outside and all(family[m.tiles[0]] for m in melds):
             return True
     return False
 

@@ -41,6 +41,7 @@ class WuhanRuleset(Ruleset):
             raise ValueError(f"not Wuhan settings: game {settings.game!r}")
         self.settings = settings
         self.reserve = settings.haidi_reserve
+        self._multiplier_memo: dict[tuple[object, ...], Multiplier] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.settings!r})"
@@ -125,5 +126,22 @@ class WuhanRuleset(Ruleset):
     def seat_multiplier(
         self, specials: SpecialTiles, melds: Sequence[Meld], laid_out: Sequence[int], dealer: bool
     ) -> Multiplier:
-        """A seat's multiplier during play with its factors (A7; shown on the table)."""
-        return current_multiplier(self.settings, specials, melds, laid_out, dealer=dealer)
+        """A seat's multiplier during play with its factors (A7; shown on the table).
+
+        Memoised: the standing factors depend only on the kinds of the melds (not their tiles
+        or order), on which laid-out tiles are laizi, pi or other, and on the dealer.
+        """
+        key = (
+            specials.laizi,
+            specials.pi,
+            dealer,
+            tuple(sorted(m.kind for m in melds)),
+            tuple(sorted(laid_out)),
+        )
+        found = self._multiplier_memo.get(key)
+        if found is None:
+            found = current_multiplier(self.settings, specials, melds, laid_out, dealer=dealer)
+            if len(self._multiplier_memo) > 50_000:
+                self._multiplier_memo.clear()
+            self._multiplier_memo[key] = found
+        return found
