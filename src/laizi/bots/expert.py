@@ -207,10 +207,7 @@ class ExpertBot(StrongBot):
         candidates = [t for t in ranked if after[t] == best][:6]
         candidates += [t for t in ranked if after[t] == best + 1][:2]
         threatened = any(self.ready_chance(table, o) >= 0.3 for o in table.opponents)
-        risks = {
-            t: self.deal_in_cost(table, t, (after[t] if after[t] is not None else 9) <= 0)
-            for t in options
-        }
+        risks = {t: self.deal_in_cost(table, t, after[t] == 0) for t in options}
         if threatened:
             candidates += sorted(options, key=lambda t: (risks[t][0], t))[:3]
         candidates = list(dict.fromkeys(candidates))
