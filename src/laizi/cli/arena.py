@@ -90,6 +90,7 @@ def _print_arena(report: dict[str, Any], lang: Lang) -> None:
             f"(95% interval {low:+.2f} … {high:+.2f})",
         )
     )
+    console.print(_verdict(report, lang))
     table = _stats_table(
         lang, [(f"A {report['a']}", report["a_stats"]), (f"B {report['b']}", report["b_stats"])]
     )
@@ -100,6 +101,33 @@ def _print_arena(report: dict[str, Any], lang: Lang) -> None:
             f"流局率 {report['drawn_rate']:.1%}；速度 {report['hands_per_s']:.1f} 局/秒",
             f"drawn hands {report['drawn_rate']:.1%}; {report['hands_per_s']:.1f} hands/s",
         )
+    )
+
+
+def _verdict(report: dict[str, Any], lang: Lang) -> str:
+    """Whether the interval excludes zero and, when not, how many walls would likely do it."""
+    a, b = report["a"], report["b"]
+    if report["decided"]:
+        better, worse = (a, b) if report["diff_mean"] > 0 else (b, a)
+        return pick(
+            lang,
+            f"已判定：95% 区间不含 0 —— {better} 强于 {worse}",
+            f"decided: the 95% interval excludes zero — {better} is stronger than {worse}",
+        )
+    needed = report["walls_needed"]
+    if needed is None:
+        return pick(
+            lang,
+            "未判定：95% 区间含 0，平均分差为 0，无法估计所需副数",
+            "not decided: the 95% interval contains zero and the mean difference is zero; "
+            "no estimate of the walls needed",
+        )
+    return pick(
+        lang,
+        f"未判定：95% 区间含 0。按目前的均值和离散度，约需 {needed} 副牌"
+        f"（--hands {needed}）才能判定",
+        f"not decided: the 95% interval contains zero. At the observed mean and spread about "
+        f"{needed} walls (--hands {needed}) would likely decide it",
     )
 
 
