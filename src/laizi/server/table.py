@@ -36,7 +36,7 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """Each seat's time bank for the whole match."""
     grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 60.0
     """How long a disconnected player's seat is held before the escape rule applies."""
-    bot_level: Literal["random", "greedy", "strong"] = "greedy"
+    bot_level: Literal["random", "greedy", "strong", "expert"] = "greedy"
     bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] = 600
     """How long bots (and seats on auto-play) wait before acting, so people can follow."""
     between_hands_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
@@ -48,6 +48,9 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     entropy_wait_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
     """How long a deal waits for the contributions of the clients that give one (protocol 1.1);
     then it is dealt with what arrived."""
+    explain_bots: bool = False
+    """Bots that can say why (``expert``) leave a one-line reason per decision; at the hand's end
+    every viewer gets them as ``bot_note`` messages (docs/protocol.md) for the settlement."""
 
     @property
     def claim_window(self) -> int:
