@@ -124,3 +124,53 @@ def test_notes_are_kept_for_the_room() -> None:
     assert notes_of(room, 3) == [note] and notes_of(room, 4) == []
     flush_notes(room)  # flushed once only
     assert len(room.sent) == 2
+
+
+# --- the web client's panel (laizi/web/static/botnotes.js) in a real browser -------------------
+
+SHOW_NOTES = """
+async ([lang, messages]) => {
+  localStorage.setItem("laizi.lang", lang);
+  const i18n = await import("/web/i18n.js");
+  i18n.setLang(lang);
+  const notes = await import("/web/botnotes.js");
+  notes.feedBotNotes(messages);
+  const panel = document.getElementById("bot-notes");
+  return {
+    summary: panel.querySelector("summary").textContent,
+    items: Array.from(panel.querySelectorAll("li"), (li) => li.textContent),
+  };
+}
+"""
+
+
+def test_the_web_client_lists_the_last_hands_notes_in_both_languages(tmp_path_factory) -> None:
+    from tests.web_browser import launch, new_page
+
+    old = {"type": "bot_note", "hand": 0, "seat": 1, "seq": 5, "en": "old", "zh": "旧"}
+    fold = {
+        "type": "bot_note",
+        "hand": 1,
+        "seat": 2,
+        "seq": 40,
+        "en": "folded: seat 1 has ×8 and looks ready; threw 1s instead of 5p",
+        "zh": "弃和：1号位×8且像已听牌；打1s不打5p",
+    }
+    other = {"type": "event", "seq": 3, "event": {"type": "draw"}}
+    with ServerProcess(tmp_path_factory.mktemp("notes-web") / "db.sqlite3") as server:
+        for browser in launch():
+            page, errors = new_page(browser)
+            page.goto(server.http + "/web/index.html")
+            shown = page.evaluate(SHOW_NOTES, ["en", [old, other, fold]])
+            assert shown == {
+                "summary": "Why the bots played so (hand 2)",
+                "items": ["seat 2 folded: seat 1 has ×8 and looks ready; threw 1s instead of 5p"],
+            }
+            page2, errors2 = new_page(browser)
+            page2.goto(server.http + "/web/index.html")
+            shown = page2.evaluate(SHOW_NOTES, ["zh", [fold]])
+            assert shown == {
+                "summary": "机器人的理由（第 2 局）",
+                "items": ["2号位 弃和：1号位×8且像已听牌；打1s不打5p"],
+            }
+            assert errors == [] and errors2 == []
