@@ -19,7 +19,12 @@ from laizi.rules import SettingsError
 from laizi.sim import arena as run_arena
 from laizi.sim import simulate as run_simulate
 
-__all__ = ["arena", "simulate"]
+__all__ = ["DEFAULT_WALLS", "arena", "simulate"]
+
+DEFAULT_WALLS = 500
+"""Walls the arena plays by default: enough to decide a margin of about 12 points per hand in
+Wuhan 开口翻 and about 1.3 in Baishan (the spreads measured in docs/bots.md); a smaller margin
+gets ``walls_needed``."""
 
 BIG_WIN_NAMES = {
     "pengpenghu": "碰碰胡",
@@ -48,10 +53,17 @@ def _guarded(call: Any) -> dict[str, Any]:
 
 @app.command("arena")
 def arena(
-    a: str = typer.Argument(..., help="Bot A: random, greedy, strong or module:Class."),
+    a: str = typer.Argument(
+        ..., help="Bot A: random, greedy, strong, expert (expert@MS: its budget), module:Class."
+    ),
     b: str = typer.Argument(..., help="Bot B, three copies of which A plays against."),
     rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help="Preset or JSON rules."),
-    hands: int = typer.Option(100, "--hands", min=1, help="Walls; each is played four times."),
+    hands: int = typer.Option(
+        DEFAULT_WALLS,
+        "--hands",
+        min=1,
+        help="Walls; each is played four times (default 500: see docs/bots.md).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Run seed: walls and bots derive from it."),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
