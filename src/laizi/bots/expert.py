@@ -142,7 +142,8 @@ class ExpertBot(StrongBot):
             factor = 2.0 if discarder else 1.0
             raw = float(rules.base) * other.multiplier * mine * factor * 1.5
             return min(raw, float(rules.cap * rules.base))
-        fans = 3 + (1 if discarder else 0) + (1 if other.declared_ready else 0)
+        # Baishan: 2^(winner's fans + loser's fans), capped; a common win has about two fans.
+        fans = 2 + (1 if discarder else 0) + (1 if other.declared_ready else 0)
         fans += 1 if table.dealer in (table.seat, other.seat) else 0
         fans += 1 if table.openings == 0 else 0
         return float(rules.base) * 2 ** min(6, fans)
