@@ -88,6 +88,10 @@ class ExpertBot(StrongBot):
 
     use_danger = False  # its own defence, in points, replaces strong's weights
     budget_ms = DEFAULT_BUDGET_MS
+    search_shanten = SEARCH_SHANTEN
+    shape_weight = 0.05
+    """Points one unit of strong's efficiency score (about one useful tile) is worth."""
+    wait_share = WAIT_SHARE
 
     def __init__(self, rules: Any, seed: int = 0, budget_ms: float | None = None) -> None:
         super().__init__(rules, seed)
@@ -156,7 +160,7 @@ class ExpertBot(StrongBot):
             threat = self.ready_chance(table, other)
             if threat <= 0:
                 continue
-            chance = min(1.0, WAIT_SHARE * tile_danger(table, tile, other.discards))
+            chance = min(1.0, self.wait_share * tile_danger(table, tile, other.discards))
             cost = (
                 threat * chance * self.loss_if(table, other, discarder=True, mine=table.multiplier)
             )
@@ -214,7 +218,7 @@ class ExpertBot(StrongBot):
         candidates = list(dict.fromkeys(candidates))
         scored: list[tuple[float, int]] = []
         gains: dict[int, float] = {}
-        search = best <= SEARCH_SHANTEN
+        search = best <= self.search_shanten
         for tile in candidates:
             shanten = after[tile]
             assert shanten is not None
@@ -224,7 +228,7 @@ class ExpertBot(StrongBot):
                 counts[tile] -= 1
                 gain = self.evaluator(table).value(counts) * self._unopened(table)
                 gains[tile] = gain
-                scored.append((gain - risks[tile][0] + 0.05 * shape, tile))
+                scored.append((gain - risks[tile][0] + self.shape_weight * shape, tile))
             else:
                 gains[tile] = 0.0
                 scored.append((shape - POINT_UNITS * risks[tile][0], tile))
@@ -281,7 +285,7 @@ class ExpertBot(StrongBot):
         if plans and plans[0].name == "qidui":
             return passing  # seven pairs stays concealed (strong's judgement)
         wild = self.strategy.wild(table)
-        if shapes.shanten(table.counts, wild) > SEARCH_SHANTEN + 1:
+        if shapes.shanten(table.counts, wild) > self.search_shanten + 1:
             return super().claim(table, legal)  # far from ready: strong's judgement
         evaluator = self.evaluator(table)
         now_value = evaluator.value(table.counts) * self._unopened(table)

@@ -204,6 +204,9 @@ class Evaluator:
 
     # --- the seat's own play-outs ------------------------------------------------------------
     def _shape(self, key: tuple[int, ...]) -> tuple[int, list[int | None], frozenset[int]]:
+        """(effective shanten, shanten after each draw, winning kinds) of a 3n+1 hand.  A hand
+        ready in shape that the rules don't let win (Wuhan: no 2/5/8 pair; Baishan: no terminal
+        or no triplet) counts as one step away, so the play-out keeps looking for a real wait."""
         cached = self._state.get(key)
         if cached is None:
             self._left -= 1
@@ -215,12 +218,16 @@ class Evaluator:
                 if shanten <= 0
                 else frozenset()
             )
+            if shanten <= 0 and not wins:
+                shanten = 1
             cached = (shanten, draws, wins)
             self._state[key] = cached
         return cached
 
     def _keep(self, key: tuple[int, ...], drawn: int) -> tuple[int, ...]:
-        """The 3n+1 hand after drawing ``drawn`` and throwing the tile that keeps it best."""
+        """The 3n+1 hand after drawing ``drawn`` and throwing the tile that keeps it best: the
+        lowest shanten, among those a hand that really wins when there is one; the hand itself
+        (the draw thrown) when nothing is better than it."""
         step = self._step.get((key, drawn))
         if step is None:
             if self._left <= 0:
@@ -229,16 +236,24 @@ class Evaluator:
             counts = list(key)
             counts[drawn] += 1
             after = shapes.shanten_after_discard(counts, self.wild)
-            best: tuple[int, int] | None = None
-            for kind in range(34):
-                s = after[kind]
-                if s is None or (kind in self.kept and counts[kind]):
-                    continue
-                if best is None or s < best[0]:
-                    best = (s, kind)
-            throw = drawn if best is None else best[1]
-            counts[throw] -= 1
-            step = tuple(counts)
+            options = sorted(
+                (s, kind)
+                for kind in range(34)
+                if (s := after[kind]) is not None and not (kind in self.kept and counts[kind])
+            )
+            step = key
+            if options:
+                low = options[0][0]
+                current = self._shape(key)[0]
+                for s, kind in options:
+                    if s != low or self._left <= 0:
+                        break
+                    counts[kind] -= 1
+                    trial = tuple(counts)
+                    counts[kind] += 1
+                    if self._shape(trial)[0] < current:
+                        step = trial
+                        break
             self._step[(key, drawn)] = step
         return step
 
