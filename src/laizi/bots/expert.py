@@ -150,7 +150,8 @@ class ExpertBot(StrongBot):
         fans = 2 + (1 if discarder else 0) + (1 if other.declared_ready else 0)
         fans += 1 if table.dealer in (table.seat, other.seat) else 0
         fans += 1 if table.openings == 0 else 0
-        return float(rules.base) * 2 ** min(6, fans)
+        # ``mine`` / the seat's multiplier now: a claim's effect (losing 立门 halves it).
+        return float(rules.base) * 2 ** min(6, fans) * mine / max(1, table.multiplier)
 
     def deal_in_cost(self, table: SeatTable, tile: int, ready: bool) -> tuple[float, int | None]:
         """Expected points lost by discarding ``tile``, and the seat that makes it riskiest."""
@@ -325,7 +326,8 @@ class ExpertBot(StrongBot):
     def _claim_factor(self, table: SeatTable, action: Action) -> float:
         """How much a claim multiplies the seat's multiplier (A7: openings and exposed kongs)."""
         if table.game != "wuhan":
-            return 1.0
+            # Baishan: 立门 (concealed) is a fan the seat also counts when it loses (Part B).
+            return 0.5 if table.openings == 0 else 1.0
         factor = 1.0
         if self.rules.mode == "koukou" or table.openings == 0:
             factor *= 2.0

@@ -19,6 +19,7 @@ public rules.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 from fractions import Fraction
@@ -115,8 +116,11 @@ class Evaluator:
         self.players = view["players"]
         self.public = {p["seat"]: public_melds(p) for p in self.players}
         self.laid = {p["seat"]: tuple(table_tile(t) for t in p["laid_out"]) for p in self.players}
-        self._state: dict[tuple[int, ...], tuple[int, list[int | None], frozenset[int]]] = {}
-        self._step: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+        self._state: dict[tuple[Any, ...], tuple[int, list[int | None], frozenset[int]]] = {}
+        self._step: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self._melds: tuple[Meld, ...] = self.public[table.seat]
+        self._wins_table = table
+        """The table the game's win constraints are asked with: the seat's melds as valued."""
         self.cache: dict[tuple[Any, ...], float] = {} if cache is None else cache
         """Settlement values, shared across one bot's decisions (keyed by the public position)."""
         self.signature = (
@@ -207,28 +211,28 @@ class Evaluator:
         """(effective shanten, shanten after each draw, winning kinds) of a 3n+1 hand.  A hand
         ready in shape that the rules don't let win (Wuhan: no 2/5/8 pair; Baishan: no terminal
         or no triplet) counts as one step away, so the play-out keeps looking for a real wait."""
-        cached = self._state.get(key)
+        cached = self._state.get((self._melds, key))
         if cached is None:
             self._left -= 1
             counts = list(key)
             shanten = shapes.shanten(counts, self.wild)
             draws = shapes.shanten_after_draw(counts, self.wild)
             wins = (
-                frozenset(self.strategy.winning_kinds(self.table, counts))
+                frozenset(self.strategy.winning_kinds(self._wins_table, counts))
                 if shanten <= 0
                 else frozenset()
             )
             if shanten <= 0 and not wins:
                 shanten = 1
             cached = (shanten, draws, wins)
-            self._state[key] = cached
+            self._state[(self._melds, key)] = cached
         return cached
 
     def _keep(self, key: tuple[int, ...], drawn: int) -> tuple[int, ...]:
         """The 3n+1 hand after drawing ``drawn`` and throwing the tile that keeps it best: the
         lowest shanten, among those a hand that really wins when there is one; the hand itself
         (the draw thrown) when nothing is better than it."""
-        step = self._step.get((key, drawn))
+        step = self._step.get((self._melds, key, drawn))
         if step is None:
             if self._left <= 0:
                 return key  # out of work for this hand: the draw is thrown
@@ -254,7 +258,7 @@ class Evaluator:
                     if self._shape(trial)[0] < current:
                         step = trial
                         break
-            self._step[(key, drawn)] = step
+            self._step[(self._melds, key, drawn)] = step
         return step
 
     def value(self, counts: Sequence[int], melds: tuple[Meld, ...] | None = None) -> float:
@@ -262,6 +266,13 @@ class Evaluator:
         if melds is None:
             melds = self.public[self.table.seat]
         self._left = self.work
+        self._melds = melds
+        if melds == self.public[self.table.seat]:
+            self._wins_table = self.table
+        else:  # a claim being weighed: the win constraints see its meld
+            self._wins_table = copy.copy(self.table)
+            self._wins_table.melds = [(m.kind, list(m.tiles)) for m in melds]
+            self._wins_table.meld_from = [m.from_seat for m in melds]
         opened = any(m.is_opening for m in melds)
         discard_wins = opened or not self.wuhan
         rounds = max(1, (self.table.live + 3) // 4)
