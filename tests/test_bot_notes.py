@@ -174,3 +174,20 @@ def test_the_web_client_lists_the_last_hands_notes_in_both_languages(tmp_path_fa
                 "items": ["2号位 弃和：1号位×8且像已听牌；打1s不打5p"],
             }
             assert errors == [] and errors2 == []
+
+
+def test_the_lobby_offers_the_expert_level_in_both_languages(tmp_path_factory) -> None:
+    from tests.web_browser import launch, new_page
+
+    with ServerProcess(tmp_path_factory.mktemp("notes-lobby") / "db.sqlite3") as server:
+        for browser in launch():
+            for lang, expert, label in (("zh", "专家", "机器人说明理由"), ("en", "expert", "Bots")):
+                page, errors = new_page(browser)
+                page.add_init_script(f"localStorage.setItem('laizi.lang', '{lang}')")
+                page.goto(server.http + "/")
+                page.wait_for_selector("#table-bot_level")
+                options = page.locator("#table-bot_level option").all_inner_texts()
+                assert options[-1] == expert, options
+                assert not page.locator("#table-explain_bots").is_checked()
+                assert label in page.locator(".table-fields").inner_text()
+                assert errors == []
