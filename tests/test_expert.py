@@ -3,6 +3,7 @@ defending in points, explaining itself; and the arena's verdict (decided, walls 
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import time
@@ -230,3 +231,34 @@ def test_arena_smoke_expert_against_strong():
     assert low <= report["diff_mean"] <= high
     assert isinstance(report["decided"], bool)
     assert report["walls_needed"] is None  # one wall says nothing about the spread
+
+
+def _arena_cli(*args: str) -> str:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    done = subprocess.run(
+        [sys.executable, "-c", "from laizi.cli import main; main()", "arena", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": src},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_arena_says_whether_it_is_decided_in_both_languages():
+    common = ("--rules", "baishan", "--hands", "3", "--seed", "1")
+    decided_en = _arena_cli("greedy", "random", *common, "--lang", "en")
+    assert "decided: the 95% interval excludes zero — greedy is stronger than random" in decided_en
+    decided_zh = _arena_cli("greedy", "random", *common, "--lang", "zh")
+    assert "已判定：95% 区间不含 0 —— greedy 强于 random" in decided_zh
+    report = json.loads(_arena_cli("greedy", "strong", *common, "--json").splitlines()[-1])
+    assert report["decided"] is False and report["walls_needed"] > 3
+    assert walls_needed(report["diff_mean"], report["diff_stdev"], 3) == report["walls_needed"]
+    undecided = _arena_cli("greedy", "strong", *common, "--lang", "en")
+    assert f"about {report['walls_needed']} walls (--hands {report['walls_needed']})" in undecided
