@@ -10,7 +10,17 @@ BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_arena.py"
 
 def test_bench_arena_smoke():
     result = subprocess.run(
-        [sys.executable, str(BENCH), "--json", "--walls", "2", "--speed-hands", "2"],
+        [
+            sys.executable,
+            str(BENCH),
+            "--json",
+            "--walls",
+            "1",
+            "--speed-hands",
+            "2",
+            "--budget-ms",
+            "10",
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -21,5 +31,18 @@ def test_bench_arena_smoke():
         for pairing in ("strong-greedy", "greedy-random"):
             entry = figures[f"{rules}:{pairing}"]
             assert len(entry["diff_ci95"]) == 2 and entry["hands_per_s"] > 0
-        for bot in ("random", "greedy", "strong"):
+        for bot in ("random", "greedy", "strong", "expert"):
             assert figures[f"hands_per_s_{bot}_{rules}"] > 0
+        assert 0 < figures[f"expert_ms_p50_{rules}"] <= figures[f"expert_ms_p99_{rules}"]
+    assert figures["expert"] == "expert@10"
+    for rules in (
+        "wuhan-hongzhong-kaikou",
+        "wuhan-hongzhong-koukou",
+        "wuhan-facai-kaikou",
+        "wuhan-facai-koukou",
+        "wuhan-qipi-kaikou",
+        "wuhan-qipi-koukou",
+        "baishan",
+    ):
+        entry = figures[f"{rules}:expert-strong"]
+        assert isinstance(entry["decided"], bool) and "walls_needed" in entry

@@ -23,7 +23,7 @@ ALL_PRESETS = sorted(PRESETS)
 
 
 def test_bots_are_named_by_string():
-    assert sorted(BOTS) == ["greedy", "random", "strong"]
+    assert sorted(BOTS) == ["expert", "greedy", "random", "strong"]
     assert type(make_bot("strong", WUHAN, 3)).__name__ == "StrongBot"
 
 
@@ -50,7 +50,7 @@ def test_a_bad_bot_name_is_a_clear_error(name, message):
 
 
 @pytest.mark.parametrize("rules", ALL_PRESETS)
-@pytest.mark.parametrize("name", ["random", "greedy", "strong"])
+@pytest.mark.parametrize("name", ["random", "greedy", "strong", "expert"])
 def test_every_bot_plays_whole_hands_of_every_preset(rules, name):
     ruleset = make_ruleset(rules)
     settings_ = ruleset.settings
@@ -117,7 +117,7 @@ def test_a_decision_does_not_depend_on_hidden_tiles(seed, steps, preset_name, na
     assert first == second
 
 
-@pytest.mark.parametrize("name", ["random", "greedy", "strong"])
+@pytest.mark.parametrize("name", ["random", "greedy", "strong", "expert"])
 def test_the_same_seed_gives_the_same_hand(name):
     ruleset = make_ruleset("wuhan-hongzhong-kaikou")
 

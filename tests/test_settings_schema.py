@@ -105,6 +105,11 @@ def test_table_fields_are_every_table_setting_with_msgspecs_bounds() -> None:
             with pytest.raises(TableSettingsError):
                 TableSettings.from_json({key: "no such choice"})
             continue
+        if field["type"] == "bool":  # explain_bots: true or false, nothing else
+            assert TableSettings.from_json({key: True}).to_json()[key] is True
+            with pytest.raises(TableSettingsError, match=f"table.{key}"):
+                TableSettings.from_json({key: "yes"})
+            continue
         step = 1 if field["type"] == "int" else 0.5
         TableSettings.from_json({key: field["max"]})
         with pytest.raises(TableSettingsError, match=f"table.{key}"):

@@ -68,6 +68,9 @@ def test_lobby_form_has_every_setting_with_its_default(server, browser):
     assert page.locator("#rules-min_points").input_value() == "64"  # 口口翻's minimum (A10)
     assert page.get_attribute("#rules-haidi_reserve", "max") == "60"  # the schema's bounds
     for key, value in TableSettings().to_json().items():
+        if isinstance(value, bool):  # a checkbox (explain_bots)
+            assert page.locator(f"#table-{key}").is_checked() == value, key
+            continue
         shown = "" if value is None else str(value).removesuffix(".0")  # empty: the default
         assert page.locator(f"#table-{key}").input_value() == shown, key
     assert page.locator("#table-bot_level").input_value() == "greedy"

@@ -2,16 +2,17 @@
 
 >>> from laizi.rules import preset
 >>> sorted(BOTS)
-['greedy', 'random', 'strong']
+['expert', 'greedy', 'random', 'strong']
 >>> make_bot("greedy", preset("wuhan-hongzhong-kaikou"), seed=1)
 GreedyBot(seed=1)
 
-``make_bot(name, rules, seed)`` takes ``random``, ``greedy``, ``strong`` or ``module:Class`` for
-a bot written outside the project (any class taking ``(rules, seed)`` with an
+``make_bot(name, rules, seed)`` takes ``random``, ``greedy``, ``strong``, ``expert`` or
+``module:Class`` for a bot written outside the project (any class taking ``(rules, seed)`` with an
 ``act(view, legal)`` method).  ``docs/bots.md`` describes each bot and how to write one.
 """
 
 from laizi.bots.base import BOTS, Bot, BotError, bot_factory, make_bot, register
+from laizi.bots.expert import ExpertBot
 from laizi.bots.greedy import GreedyBot
 from laizi.bots.random_bot import RandomBot
 from laizi.bots.strategy import Strategy, strategy_for
@@ -22,6 +23,7 @@ __all__ = [
     "BOTS",
     "Bot",
     "BotError",
+    "ExpertBot",
     "GreedyBot",
     "RandomBot",
     "SeatTable",

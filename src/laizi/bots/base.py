@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import importlib
+import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -83,6 +84,8 @@ def bot_factory(name: str) -> BotFactory:
             raise BotError("cmd: needs a command, e.g. cmd:python mybot.py")
         made: BotFactory = external_factory(name[4:])
         return made
+    if "@" in name and name.partition("@")[0] in BOTS:
+        return _budgeted(name)
     if ":" not in name:
         raise BotError(
             f"unknown bot {name!r}; built in: {', '.join(sorted(BOTS))}, "
@@ -97,6 +100,21 @@ def bot_factory(name: str) -> BotFactory:
     if factory is None or not callable(factory):
         raise BotError(f"bot {name!r}: module {module_name!r} has no class {attribute!r}")
     return factory
+
+
+def _budgeted(name: str) -> BotFactory:
+    """``expert@200``: a built-in bot that takes a time budget, with ``budget_ms=200``."""
+    base, _, text = name.partition("@")
+    try:
+        budget = float(text)
+    except ValueError:
+        budget = float("nan")
+    if not budget > 0 or budget == float("inf"):
+        raise BotError(f"bot {name!r}: the budget after '@' must be a positive number of ms")
+    cls = BOTS[base]
+    if "budget_ms" not in inspect.signature(cls).parameters:
+        raise BotError(f"bot {name!r}: {base} takes no time budget")
+    return lambda rules, seed: cls(rules, seed, budget_ms=budget)  # type: ignore[call-arg]
 
 
 def make_bot(name: str, rules: Any, seed: int = 0) -> Bot:

@@ -29,7 +29,12 @@ from laizi.sim import arena as run_arena
 from laizi.sim import simulate as run_simulate
 from laizi.sim.distributed import RayUnavailable
 
-__all__ = ["arena", "simulate"]
+__all__ = ["DEFAULT_WALLS", "arena", "simulate"]
+
+DEFAULT_WALLS = 500
+"""Walls the arena plays by default: enough to decide a margin of about 12 points per hand in
+Wuhan 开口翻 and about 1.3 in Baishan (the spreads measured in docs/bots.md); a smaller margin
+gets ``walls_needed``."""
 
 BIG_WIN_NAMES = {
     "pengpenghu": "碰碰胡",
@@ -61,11 +66,18 @@ def _guarded(call: Any) -> dict[str, Any]:
 @app.command("arena", cls=RayCommand)
 def arena(
     a: str = typer.Argument(
-        ..., help="Bot A: random, greedy, strong, module:Class or cmd:COMMAND (bot protocol)."
+        ...,
+        help="Bot A: random, greedy, strong, expert (expert@MS: its budget), module:Class or "
+        "cmd:COMMAND (bot protocol).",
     ),
     b: str = typer.Argument(..., help="Bot B, three copies of which A plays against."),
     rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),
-    hands: int = typer.Option(100, "--hands", min=1, help="Walls; each is played four times."),
+    hands: int = typer.Option(
+        DEFAULT_WALLS,
+        "--hands",
+        min=1,
+        help="Walls; each is played four times (default 500: see docs/bots.md).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Run seed: walls and bots derive from it."),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
@@ -113,6 +125,7 @@ def _print_arena(report: dict[str, Any], lang: Lang) -> None:
             f"(95% interval {low:+.2f} … {high:+.2f})",
         )
     )
+    console.print(_verdict(report, lang))
     table = _stats_table(
         lang, [(f"A {report['a']}", report["a_stats"]), (f"B {report['b']}", report["b_stats"])]
     )
@@ -123,6 +136,33 @@ def _print_arena(report: dict[str, Any], lang: Lang) -> None:
             f"流局率 {report['drawn_rate']:.1%}；速度 {report['hands_per_s']:.1f} 局/秒",
             f"drawn hands {report['drawn_rate']:.1%}; {report['hands_per_s']:.1f} hands/s",
         )
+    )
+
+
+def _verdict(report: dict[str, Any], lang: Lang) -> str:
+    """Whether the interval excludes zero and, when not, how many walls would likely do it."""
+    a, b = report["a"], report["b"]
+    if report["decided"]:
+        better, worse = (a, b) if report["diff_mean"] > 0 else (b, a)
+        return pick(
+            lang,
+            f"已判定：95% 区间不含 0 —— {better} 强于 {worse}",
+            f"decided: the 95% interval excludes zero — {better} is stronger than {worse}",
+        )
+    needed = report["walls_needed"]
+    if needed is None:
+        return pick(
+            lang,
+            "未判定：95% 区间含 0，平均分差为 0，无法估计所需副数",
+            "not decided: the 95% interval contains zero and the mean difference is zero; "
+            "no estimate of the walls needed",
+        )
+    return pick(
+        lang,
+        f"未判定：95% 区间含 0。按目前的均值和离散度，约需 {needed} 副牌"
+        f"（--hands {needed}）才能判定",
+        f"not decided: the 95% interval contains zero. At the observed mean and spread about "
+        f"{needed} walls (--hands {needed}) would likely decide it",
     )
 
 

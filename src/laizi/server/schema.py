@@ -10,7 +10,7 @@ the client declares no setting itself.
 >>> hands["type"], hands["min"], hands["max"], hands["label"]["en"], s["table"]["defaults"]["hands"]
 ('int', 1, 64, 'Hands in the match', 4)
 >>> [c["value"] for c in s["table"]["fields"][5]["choices"]]
-['random', 'greedy', 'strong']
+['random', 'greedy', 'strong', 'expert']
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ TABLE_LABELS: dict[str, tuple[str, str]] = {
     "claim_window_ms": ("出牌后等待（毫秒）", "Wait after each discard (ms)"),
     "entropy_wait_ms": ("等待玩家随机数（毫秒）", "Wait for players' entropy (ms)"),
     "settlement_seconds": ("结算停留（秒）", "Settlement stays (s)"),
+    "explain_bots": ("机器人说明理由", "Bots explain their decisions"),
 }
 """Each table setting's name for players, (Chinese, English)."""
 
@@ -47,6 +48,7 @@ CHOICE_LABELS: dict[str, tuple[str, str]] = {
     "random": ("随机", "random"),
     "greedy": ("普通", "greedy"),
     "strong": ("强", "strong"),
+    "expert": ("专家", "expert"),
 }
 """The names of the table settings' choices (the bot levels)."""
 
@@ -68,7 +70,7 @@ def table_schema() -> dict[str, Any]:
             entry["type"] = "choice"
             entry["choices"] = [{"value": v, "label": label(v, CHOICE_LABELS)} for v in values]
         else:
-            entry["type"] = "int" if prop["type"] == "integer" else prop["type"]
+            entry["type"] = {"integer": "int", "boolean": "bool"}.get(prop["type"], prop["type"])
         if "minimum" in prop:
             entry["min"] = prop["minimum"]
         if "exclusiveMinimum" in prop:

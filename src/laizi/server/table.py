@@ -39,7 +39,7 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     escape_grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 120.0
     """How long a disconnected player's seat is played by 托管 before the escape rule applies
     (formerly ``grace_seconds``, still accepted)."""
-    bot_level: Literal["random", "greedy", "strong"] = "greedy"
+    bot_level: Literal["random", "greedy", "strong", "expert"] = "greedy"
     bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] = 600
     """How long bots (and seats on auto-play) wait before acting, so people can follow."""
     between_hands_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
@@ -55,6 +55,9 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """At a table with people: how long a hand's settlement stays before the next deal unless
     every connected person pressed Continue sooner (0: ``between_hands_ms`` as at a bots-only
     table)."""
+    explain_bots: bool = False
+    """Bots that can say why (``expert``) leave a one-line reason per decision; at the hand's end
+    every viewer gets them as ``bot_note`` messages (docs/protocol.md) for the settlement."""
 
     @property
     def claim_window(self) -> int:

@@ -4,7 +4,9 @@ Every wall is played four times, A sitting in each seat in turn with B in the ot
 luck of the deal cancels out: the figure of merit of a wall is A's mean result over its four
 tables minus the mean result of the B's at the same tables.  ``diff_mean`` is its mean over the
 walls and ``diff_ci95`` the 95% interval of that mean (walls are independent; the four tables of
-one wall are not, which is why the wall is the unit).
+one wall are not, which is why the wall is the unit).  ``decided`` says whether the interval
+excludes zero and ``walls_needed`` how many walls would likely make it do so
+(:mod:`laizi.sim.verdict`).
 
 >>> report = arena("greedy", "random", "wuhan-hongzhong-kaikou", walls=2, seed=1)
 >>> report["hands"], len(report["diff_ci95"])
@@ -23,6 +25,7 @@ from laizi.engine import make_ruleset
 from laizi.sim.hand import derive_seed, play_hand, wall_seed
 from laizi.sim.run import run_jobs
 from laizi.sim.stats import SeatStats, mean_ci95
+from laizi.sim.verdict import decided, spread, walls_needed
 
 __all__ = ["arena"]
 
@@ -107,23 +110,29 @@ def arena(
     diffs: list[Fraction] = []
     a_stats, b_stats = SeatStats(), SeatStats()
     drawn = decisions = 0
-    label = f"{a} vs {b}" if progress else None
-    for part in run_jobs(
-        _play_walls,
-        jobs,
-        workers=workers,
-        progress=label,
-        units=lambda job: len(job.walls),
-        ray=ray,
-        ray_workers=ray_workers,
-    ):
-        diffs += part[0]
-        a_stats.merge(part[1])
-        b_stats.merge(part[2])
-        drawn += part[3]
-        decisions += part[4]
+    bar = _RunningBar(f"{a} vs {b}", walls) if progress else None
+    try:
+        for part in run_jobs(
+            _play_walls,
+            jobs,
+            workers=workers,
+            units=lambda job: len(job.walls),
+            ray=ray,
+            ray_workers=ray_workers,
+        ):
+            diffs += part[0]
+            a_stats.merge(part[1])
+            b_stats.merge(part[2])
+            drawn += part[3]
+            decisions += part[4]
+            if bar is not None:
+                bar.update(diffs)
+    finally:
+        if bar is not None:
+            bar.close()
     seconds = max(time.perf_counter() - started, 1e-9)
     mean, low, high = mean_ci95(diffs)
+    stdev = spread(diffs)
     played = 4 * walls
     return {
         "a": a,
@@ -134,6 +143,9 @@ def arena(
         "hands_played": played,
         "diff_mean": mean,
         "diff_ci95": [low, high],
+        "diff_stdev": stdev,
+        "decided": decided(low, high),
+        "walls_needed": walls_needed(mean, stdev, walls),
         "hands_per_s": played / seconds,
         "seconds": seconds,
         "drawn_rate": drawn / max(played, 1),
@@ -141,3 +153,45 @@ def arena(
         "a_stats": a_stats.to_json(),
         "b_stats": b_stats.to_json(),
     }
+
+
+class _RunningBar:
+    """A rich progress bar on stderr whose label shows the running mean and 95% interval."""
+
+    def __init__(self, label: str, walls: int) -> None:
+        import sys
+
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.label = label
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+            transient=True,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task(label, total=walls)
+
+    def update(self, diffs: list[Fraction]) -> None:
+        mean, low, high = mean_ci95(diffs)
+        mark = "✓" if decided(low, high) else "?"
+        self.progress.update(
+            self.task,
+            completed=len(diffs),
+            description=f"{self.label}  {mean:+.1f} [{low:+.1f}, {high:+.1f}] {mark}",
+        )
+
+    def close(self) -> None:
+        self.progress.stop()

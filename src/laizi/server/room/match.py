@@ -8,6 +8,7 @@ from typing import Any
 from laizi.engine import Action, IllegalAction, apply
 from laizi.engine.events import number
 from laizi.engine.state import HandState
+from laizi.server.bot_notes import flush_notes
 from laizi.server.entropy import PendingDeal
 from laizi.server.protocol import ProtocolError, Ready
 from laizi.server.room.base import VIEWERS, Conn, RoomBase, Seat, log
@@ -144,6 +145,7 @@ class MatchFlow(RoomBase):
             return
         if state.over:
             self._release()
+            flush_notes(self)  # explain_bots: the hand's bot notes (laizi.server.bot_notes)
             for prompt in self.prompts.values():
                 if prompt.handle is not None:
                     prompt.handle.cancel()

@@ -6,6 +6,7 @@ from typing import Any
 
 from laizi.engine import Action, ActionError, legal_actions, view
 from laizi.engine.state import FINAL, TURN
+from laizi.server.bot_notes import take_note
 from laizi.server.protocol import Act, ProtocolError
 from laizi.server.room.base import Conn, Prompt, RoomBase
 from laizi.server.seats import safe_default
@@ -151,6 +152,7 @@ class Prompts(RoomBase):
         seat_view = view(state, seat)
         if s.kind == "bot" and s.bot is not None:
             action = s.bot.act(seat_view, prompt.legal)
+            take_note(self, seat, s.bot)  # explain_bots (laizi.server.bot_notes)
         else:
             action = safe_default(seat_view, prompt.legal)
         self._play(seat, action)

@@ -1,6 +1,8 @@
 // The WebSocket connection to a room (docs/protocol.md): join, reconnect with the seat's token and
 // the last sequence number seen, and hand every server message to the page.
 
+import { feedBotNotes } from "./botnotes.js";
+
 const PROTOCOL = 1;
 const MINOR = 1; // 1.1: this client adds its own random value to every deal (commit → ready)
 
@@ -73,6 +75,7 @@ export class RoomConnection {
         if (msg.type === "commit") this.contribute(msg);
       }
       this.onMessages(messages);
+      feedBotNotes(messages); // explain_bots: the bots' reasons (botnotes.js)
     };
     ws.onclose = () => {
       if (this.closed) return;

@@ -1,0 +1,349 @@
+"""The expert bot's search: hidden tiles sampled from one seat's view, its own hand played out on
+each sample, every win valued by the room's exact settlement.
+
+Everything here reads only a :class:`~laizi.bots.table.SeatTable` (the seat's view) and the room's
+public rules.
+
+* :func:`sample_worlds` deals the tiles the seat can't see — the other seats' concealed hands and
+  the wall's order — consistent with the view: exactly the unseen copies of each kind, each
+  opponent getting its shown hand size.  An opponent is less likely to hold a kind it has already
+  discarded (weight :data:`DISCARDED_WEIGHT`), so those kinds are more likely still in the wall.
+* :class:`Evaluator` plays the seat's own hand out on each sampled wall with a fast policy (keep
+  the tile that lowers the shanten, else throw the draw), the three others' draws standing in for
+  their discards (a win on a discard where the rules allow it), while the others may end the hand
+  first (a per-round hazard from their threat).  A win is worth what :func:`laizi.scoring.score`
+  pays the seat for it — multipliers, caps, minimum, contracts, the hand's real readings — and the
+  value of a hand is the mean over the samples.  Every settlement and every shanten table is
+  cached for the decision, so a few hundred play-outs cost tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from laizi import hand as shapes
+from laizi.bots.strategy import Strategy
+from laizi.bots.table import SeatTable, meld_tiles
+from laizi.rules.melds import Meld
+from laizi.rules.ruleset import Ruleset
+from laizi.rules.situation import PlayerHand, WinSituation
+
+__all__ = ["DISCARDED_WEIGHT", "Evaluator", "World", "public_melds", "sample_worlds"]
+
+DISCARDED_WEIGHT = 0.3
+"""Relative chance that an opponent still holds a kind it has discarded before."""
+
+ROUND_HAZARD = 0.16
+"""Chance per round that one opponent who is ready ends the hand (its draw or a discard)."""
+
+
+class World:
+    """One sample of the hidden tiles: the opponents' hands (by seat) and the wall's order."""
+
+    __slots__ = ("hands", "wall")
+
+    def __init__(self, hands: dict[int, list[int]], wall: list[int]) -> None:
+        self.hands = hands
+        self.wall = wall
+
+
+def sample_worlds(table: SeatTable, count: int, rng: random.Random) -> list[World]:
+    """``count`` deals of the unseen tiles, consistent with ``table``'s view (see the module)."""
+    pool = [kind for kind in range(34) for _ in range(table.unseen[kind])]
+    worlds = []
+    for _ in range(count):
+        rest = pool[:]
+        rng.shuffle(rest)
+        hands: dict[int, list[int]] = {}
+        for other in table.opponents:
+            size = min(other.hand_size, len(rest))
+            discarded = set(other.discards)
+            taken: list[int] = []
+            left: list[int] = []
+            for t in rest:
+                if len(taken) < size and (t not in discarded or rng.random() < DISCARDED_WEIGHT):
+                    taken.append(t)
+                else:
+                    left.append(t)
+            while len(taken) < size:  # too few acceptable tiles: the rest, in order
+                taken.append(left.pop(0))
+            hands[other.seat] = sorted(taken)
+            rest = left
+        rng.shuffle(rest)
+        worlds.append(World(hands, rest))
+    return worlds
+
+
+def public_melds(player: dict[str, Any]) -> tuple[Meld, ...]:
+    """A seat's melds as the settlement reads them; another seat's face-down kong gets a stand-in
+    face (its factor is ×4 whatever the tile)."""
+    melds = []
+    for m in player["melds"]:
+        tiles = meld_tiles(m)
+        if not tiles:
+            tiles = [27, 27, 27, 27]
+        melds.append(Meld(m["kind"], tuple(sorted(tiles)), m.get("from")))
+    return tuple(melds)
+
+
+class Evaluator:
+    """Values 3n+1 hands of one seat for one decision (caches live for that decision only)."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        strategy: Strategy,
+        table: SeatTable,
+        worlds: Sequence[World],
+        hazard: float,
+        cache: dict[tuple[Any, ...], float] | None = None,
+        work: int = 400,
+    ) -> None:
+        self.ruleset = ruleset
+        self.settings = ruleset.settings
+        self.strategy = strategy
+        self.table = table
+        self.worlds = worlds
+        self.hazard = hazard
+        self.wild = strategy.wild(table)
+        self.kept = strategy.kept_out(table)
+        self.wuhan = table.game == "wuhan"
+        view = table.view
+        self.players = view["players"]
+        self.public = {p["seat"]: public_melds(p) for p in self.players}
+        self.laid = {p["seat"]: tuple(table_tile(t) for t in p["laid_out"]) for p in self.players}
+        self._state: dict[tuple[Any, ...], tuple[int, list[int | None], frozenset[int]]] = {}
+        self._step: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self._melds: tuple[Meld, ...] = self.public[table.seat]
+        self._wins_table = table
+        """The table the game's win constraints are asked with: the seat's melds as valued."""
+        self.cache: dict[tuple[Any, ...], float] = {} if cache is None else cache
+        """Settlement values, shared across one bot's decisions (keyed by the public position)."""
+        self.signature = (
+            table.dealer,
+            table.indicator,
+            tuple(
+                (s, self.public[s], self.laid[s], p["declared_ready"])
+                for s, p in ((p["seat"], p) for p in self.players)
+            ),
+        )
+        self.playouts = 0
+        self.work = work
+        """Hand shapes one :meth:`value` call may work out (each a shanten table, about 0.1–0.5
+        ms): a count, not a clock, so the search stays deterministic."""
+        self._left = work
+
+    # --- exact values -----------------------------------------------------------------------
+    def win_value(
+        self, counts: Sequence[int], melds: tuple[Meld, ...], tile: int, how: str
+    ) -> float:
+        """What the seat is paid (net, in points) for winning with ``counts`` (3n+1, without
+        ``tile``) and ``melds`` on ``tile``: the exact settlement (on a discard: from the first
+        other seat that is not the dealer, the usual case)."""
+        key = (self.signature, tuple(counts), melds, tile, how)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        if how == "self_draw":
+            value = self._settle(counts, melds, tile, how, None)
+        else:
+            froms = [o.seat for o in self.table.opponents]
+            source = next((s for s in froms if s != self.table.dealer), froms[0])
+            value = self._settle(counts, melds, tile, how, source)
+        if len(self.cache) > 50_000:
+            self.cache.clear()
+        self.cache[key] = value
+        return value
+
+    def _settle(
+        self,
+        counts: Sequence[int],
+        melds: tuple[Meld, ...],
+        tile: int,
+        how: str,
+        from_seat: int | None,
+    ) -> float:
+        table = self.table
+        me = table.seat
+        hand = tuple(t for t in range(34) for _ in range(counts[t]))
+        if self.wuhan and not any(m.is_opening for m in melds):
+            # Wuhan needs an opening (A5): value the win as if one of its sets had been claimed.
+            opened = _with_opening(counts, tile, melds, self.wild, (me + 1) % 4)
+            if opened is None:
+                return 0.0
+            hand, melds = opened
+        players = []
+        for p in self.players:
+            seat = p["seat"]
+            if seat == me:
+                players.append(PlayerHand(hand, melds, self.laid[me], None, table.declared_ready))
+            else:
+                players.append(
+                    PlayerHand(None, self.public[seat], self.laid[seat], True, p["declared_ready"])
+                )
+        situation = WinSituation(
+            self.settings,
+            table.dealer,
+            table.indicator,
+            me,
+            how,
+            from_seat,
+            tile,
+            False,
+            False,
+            tuple(players),
+        )
+        try:
+            settlement = self.ruleset.score(situation)
+        except (ValueError, AssertionError):
+            return 0.0
+        if not settlement.allowed:
+            return 0.0
+        paid: Fraction = settlement.payments[me]
+        return float(paid)
+
+    # --- the seat's own play-outs ------------------------------------------------------------
+    def _shape(self, key: tuple[int, ...]) -> tuple[int, list[int | None], frozenset[int]]:
+        """(effective shanten, shanten after each draw, winning kinds) of a 3n+1 hand.  A hand
+        ready in shape that the rules don't let win (Wuhan: no 2/5/8 pair; Baishan: no terminal
+        or no triplet) counts as one step away, so the play-out keeps looking for a real wait."""
+        cached = self._state.get((self._melds, key))
+        if cached is None:
+            self._left -= 1
+            counts = list(key)
+            shanten = shapes.shanten(counts, self.wild)
+            draws = shapes.shanten_after_draw(counts, self.wild)
+            wins = (
+                frozenset(self.strategy.winning_kinds(self._wins_table, counts))
+                if shanten <= 0
+                else frozenset()
+            )
+            if shanten <= 0 and not wins:
+                shanten = 1
+            cached = (shanten, draws, wins)
+            self._state[(self._melds, key)] = cached
+        return cached
+
+    def _keep(self, key: tuple[int, ...], drawn: int) -> tuple[int, ...]:
+        """The 3n+1 hand after drawing ``drawn`` and throwing the tile that keeps it best: the
+        lowest shanten, among those a hand that really wins when there is one; the hand itself
+        (the draw thrown) when nothing is better than it."""
+        step = self._step.get((self._melds, key, drawn))
+        if step is None:
+            if self._left <= 0:
+                return key  # out of work for this hand: the draw is thrown
+            self._left -= 1
+            counts = list(key)
+            counts[drawn] += 1
+            after = shapes.shanten_after_discard(counts, self.wild)
+            options = sorted(
+                (s, kind)
+                for kind in range(34)
+                if (s := after[kind]) is not None and not (kind in self.kept and counts[kind])
+            )
+            step = key
+            if options:
+                low = options[0][0]
+                current = self._shape(key)[0]
+                for s, kind in options:
+                    if s != low or self._left <= 0:
+                        break
+                    counts[kind] -= 1
+                    trial = tuple(counts)
+                    counts[kind] += 1
+                    if self._shape(trial)[0] < current:
+                        step = trial
+                        break
+            self._step[(self._melds, key, drawn)] = step
+        return step
+
+    def value(self, counts: Sequence[int], melds: tuple[Meld, ...] | None = None) -> float:
+        """The mean over the sampled worlds of what the seat wins by playing ``counts`` out."""
+        if melds is None:
+            melds = self.public[self.table.seat]
+        self._left = self.work
+        self._melds = melds
+        if melds == self.public[self.table.seat]:
+            self._wins_table = self.table
+        else:  # a claim being weighed: the win constraints see its meld
+            self._wins_table = copy.copy(self.table)
+            self._wins_table.melds = [(m.kind, list(m.tiles)) for m in melds]
+            self._wins_table.meld_from = [m.from_seat for m in melds]
+        opened = any(m.is_opening for m in melds)
+        discard_wins = opened or not self.wuhan
+        rounds = max(1, (self.table.live + 3) // 4)
+        total = 0.0
+        start = tuple(counts)
+        survive_step = 1.0 - self.hazard
+        for world in self.worlds:
+            self.playouts += 1
+            key = start
+            shanten, draws, wins = self._shape(key)
+            wall = world.wall
+            survive = 1.0
+            position = 0
+            for _ in range(rounds):
+                if position + 4 > len(wall):
+                    break
+                if wins and discard_wins:
+                    for x in wall[position : position + 3]:
+                        if x in wins:
+                            total += survive * self.win_value(key, melds, x, "discard")
+                            break
+                    else:
+                        x = -1
+                    if x >= 0:
+                        break
+                drawn = wall[position + 3]
+                position += 4
+                if drawn in wins:
+                    total += survive * self.win_value(key, melds, drawn, "self_draw")
+                    break
+                after = draws[drawn]
+                if after is not None and after < shanten:
+                    key = self._keep(key, drawn)
+                    shanten, draws, wins = self._shape(key)
+                survive *= survive_step
+        return total / max(1, len(self.worlds))
+
+
+def table_tile(text: str) -> int:
+    from laizi.tiles import parse_tile
+
+    return parse_tile(text)
+
+
+def _with_opening(
+    counts: Sequence[int],
+    tile: int,
+    melds: tuple[Meld, ...],
+    wild: int | None,
+    from_seat: int,
+) -> tuple[tuple[int, ...], tuple[Meld, ...]] | None:
+    """A Wuhan hand not yet opened, valued as if one set of it (not the winning tile's) had been
+    claimed: a triplet first, else a run; None when it has neither."""
+    full = list(counts)
+    full[tile] += 1
+    for kind in range(34):
+        if kind != wild and kind != tile and full[kind] >= 3:
+            rest = list(counts)
+            rest[kind] -= 3
+            meld = Meld("pung", (kind, kind, kind), from_seat)
+            return tuple(t for t in range(34) for _ in range(rest[t])), (*melds, meld)
+    for kind in range(27):
+        if kind % 9 > 6:
+            continue
+        run = (kind, kind + 1, kind + 2)
+        if wild in run or tile in run:
+            continue
+        if all(counts[t] >= 1 for t in run):
+            rest = list(counts)
+            for t in run:
+                rest[t] -= 1
+            meld = Meld("chow", run, from_seat)
+            return tuple(t for t in range(34) for _ in range(rest[t])), (*melds, meld)
+    return None
