@@ -139,9 +139,11 @@ def test_away_seat_is_played_at_once_and_taken_back(server: ServerProcess) -> No
         await a.join(room, seat=0)
         await b.join(room, seat=1)
         a_task = asyncio.create_task(play_until(a, random.Random(8), lambda m: False, press=True))
-        await b.expect("prompt", timeout=30)
+        prompt = await b.expect("prompt", timeout=30)
+        pass_or_any = next((a for a in prompt["legal"] if a["type"] == "pass"), prompt["legal"][0])
+        await b.send({"type": "act", "prompt": prompt["id"], "action": pass_or_any})
         token = b.token
-        await b.close()
+        await b.close()  # nothing pending: 托管 plays the seat's next decisions
         away_at = time.monotonic()
         # everyone is told at once, with the time to the escape
         await asyncio.sleep(0.5)

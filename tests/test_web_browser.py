@@ -81,7 +81,7 @@ def test_the_server_validates_the_form(server, browser):
     page.fill("#rules-golden_cap", "100")  # below the cap of 300: the ladder only climbs (A9)
     page.click("#create-room")
     page.wait_for_selector(".form-error:not(:empty)")
-    assert "golden_cap" in page.inner_text(".form-error")
+    assert "Golden cap" in page.inner_text(".form-error")
     assert page.url.endswith("/")
     page.fill("#rules-golden_cap", "400")
     page.fill("#table-hands", "0")
