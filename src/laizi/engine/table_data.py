@@ -33,8 +33,7 @@ STREAM_EXTRAS = (
 def seat_counts(state: HandState) -> list[dict[str, int]]:
     """Per seat: ``opened`` (chows, pungs, exposed kongs: 开口) and ``kongs`` (every kong)."""
     return [
-        {"opened": p.openings, "kongs": sum(1 for m in p.melds if m.is_kong)}
-        for p in state.players
+        {"opened": p.openings, "kongs": sum(1 for m in p.melds if m.is_kong)} for p in state.players
     ]
 
 
