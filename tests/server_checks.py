@@ -97,9 +97,11 @@ def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from laizi.engine.table_data import STREAM_EXTRAS
 
     extras = STREAM_EXTRAS
-    assert [canonical({k: v for k, v in e.items() if k not in extras}) for e in out] == [
-        canonical(e) for e in record
-    ], "the record does not replay"
+    assert len(out) == len(record), "the record does not replay"
+    assert [
+        canonical({k: v for k, v in e.items() if k not in extras or k in r})
+        for e, r in zip(out, record, strict=True)
+    ] == [canonical(e) for e in record], "the record does not replay"
     return out
 
 

@@ -88,8 +88,8 @@ def test_the_server_validates_the_form(server, browser):
     page.click("#create-room")
     # a selector, not wait_for_function: polling a JavaScript string is eval, which the page's
     # Content-Security-Policy refuses whenever the answer is not there at the first look
-    page.wait_for_selector(".form-error:has-text('table.hands')")
-    assert "table.hands" in page.inner_text(".form-error")
+    page.wait_for_selector(".form-error:has-text('Hands in the match')")
+    assert "Hands in the match" in page.inner_text(".form-error")  # its label, no raw key
 
 
 def test_whole_hand_against_three_bots_by_clicking_to_the_settlement(server, browser):
