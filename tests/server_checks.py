@@ -83,6 +83,7 @@ def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = as_streamed(state, first)
     for event in record[len(first) :]:
         assert "multipliers" not in event and "live" not in event, "the record carries extras"
+        assert "counts" not in event and "how_won" not in event, "the record carries extras"
         action = action_of(event)
         if action is not None:
             produced = apply(state, action)
@@ -93,10 +94,14 @@ def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 if "live" in e:
                     assert e["live"] == max(state.live, 0)
             out += shown
-    extras = ("multipliers", "live")
-    assert [canonical({k: v for k, v in e.items() if k not in extras}) for e in out] == [
-        canonical(e) for e in record
-    ], "the record does not replay"
+    from laizi.engine.table_data import STREAM_EXTRAS
+
+    extras = STREAM_EXTRAS
+    assert len(out) == len(record), "the record does not replay"
+    assert [
+        canonical({k: v for k, v in e.items() if k not in extras or k in r})
+        for e, r in zip(out, record, strict=True)
+    ] == [canonical(e) for e in record], "the record does not replay"
     return out
 
 

@@ -399,7 +399,7 @@ def test_players_entropy_is_committed_to_first_dealt_in_and_verified(
     run(main())
     assert time.monotonic() - started < 60
     welcome = logs[0][0]
-    assert welcome["type"] == "welcome" and welcome["protocol"] == 1 and welcome["minor"] == 1
+    assert welcome["type"] == "welcome" and welcome["protocol"] == 1 and welcome["minor"] == 2
     hands = records(server, room["code"])
     assert len(hands) == 2 or hands[-1][-1]["reason"] == "abandon"
     seat_of = [next(m["seat"] for m in log if m["type"] == "joined") for log in logs]

@@ -33,7 +33,7 @@ from tests.limits_helpers import (
 )
 from tests.server_helpers import ServerProcess
 
-FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
+FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0}
 
 
 def run(coro: Any, timeout: float = 180) -> Any:

@@ -7,6 +7,7 @@ import json
 import random
 import time
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -138,9 +139,11 @@ def test_away_seat_is_played_at_once_and_taken_back(server: ServerProcess) -> No
         await a.join(room, seat=0)
         await b.join(room, seat=1)
         a_task = asyncio.create_task(play_until(a, random.Random(8), lambda m: False, press=True))
-        await b.expect("prompt", timeout=30)
+        prompt = await b.expect("prompt", timeout=30)
+        pass_or_any = next((a for a in prompt["legal"] if a["type"] == "pass"), prompt["legal"][0])
+        await b.send({"type": "act", "prompt": prompt["id"], "action": pass_or_any})
         token = b.token
-        await b.close()
+        await b.close()  # nothing pending: 托管 plays the seat's next decisions
         away_at = time.monotonic()
         # everyone is told at once, with the time to the escape
         await asyncio.sleep(0.5)
@@ -227,3 +230,79 @@ def test_the_time_bank_is_full_at_every_deal(server: ServerProcess) -> None:
     assert plain["table"]["action_seconds"] == 15 and plain["table"]["bank_seconds"] == 60
     banks = run(main())
     assert banks == [7, 7]  # a second of hand 0 went over its half second: full again
+
+
+def test_streams_carry_counts_fans_the_end_and_spectators_the_clock(
+    server: ServerProcess,
+) -> None:
+    room = server.create_room("baishan", players=1, hands=2, settlement_seconds=0, **FAST)
+    code = room["code"]
+
+    async def main() -> tuple[Client, Client]:
+        c = await Client.connect(server.ws)
+        await c.join(code)
+        watcher = await Client.connect(server.ws)
+        await watcher.join(code, spectate=True)
+        await play_until(
+            c,
+            random.Random(11),
+            lambda m: m["type"] == "event" and m["event"]["type"] == "match_end",
+        )
+        await asyncio.sleep(0.3)
+        return c, watcher
+
+    c, watcher = run(main())
+    for client in (c, watcher):
+        events = [m["event"] for m in client.messages if m["type"] == "event"]
+        deals = [e for e in events if e["type"] == "deal"]
+        assert deals and all(len(e["counts"]) == 4 for e in deals)
+        for deal, start in zip(deals, [e for e in events if e["type"] == "start"], strict=True):
+            dealer = start["dealer"]
+            ids = [[f["id"] for f in seat] for seat in deal["fans"]]
+            assert all("limen" in seat for seat in ids)  # nobody has opened yet
+            assert [("zuozhuang" in seat) for seat in ids] == [s == dealer for s in range(4)]
+            assert all(f["zh"] and f["en"] for seat in deal["fans"] for f in seat)
+        for e in events:
+            if e["type"] in ("chow", "pung", "kong"):
+                assert e["counts"][e["seat"]]["opened"] >= 1
+        ends = [e for e in events if e["type"] == "end"]
+        assert ends
+        for i, end in enumerate(ends):
+            assert len(end["melds"]) == 4 and len(end["laid_out"]) == 4 and end["laizi"] is None
+            if end["reason"] == "win":
+                win = [e for e in events if e["type"] == "win"][i]
+                assert end["how_won"]["tile"] == win["tile"]
+                assert end["how_won"]["how"] == win["how"]
+                assert end["how_won"]["last_tile"] is False
+    clocks = [m for m in watcher.messages if m["type"] == "clock"]
+    assert clocks and all(m["seat"] == 0 and m["seconds"] == 15 for m in clocks)
+    assert not any(m["type"] == "clock" for m in c.messages)  # not to the seat itself
+    assert not any(m["type"] == "hints" for m in watcher.messages)
+    summary = json.loads(server.get(f"/api/rooms/{code}/summary")[1])
+    info = json.loads(server.get(f"/api/rooms/{code}")[1])
+    assert summary["status"] == "over" and len(summary["hands"]) == info["hands_played"]
+    assert summary["totals"] == info["totals"]
+    assert sum(Fraction(x) for x in summary["totals_exact"]) == 0
+    for hand in summary["hands"]:
+        status, body = server.get(hand["record"])
+        assert status == 200
+        end = json.loads(body.decode().splitlines()[-1])
+        assert [Fraction(x) for x in hand["payments"]] == [
+            Fraction(str(x)) for x in end["payments"]
+        ]
+    status, body = server.get("/api/rooms/ZZZZZZ/summary")
+    assert status == 404 and json.loads(body)["code"] == "not_found"
+
+
+def test_a_drawn_baishan_hand_says_its_kongs_were_paid() -> None:
+    """荒庄: a drawn hand whose kongs were paid on the spot says so (its only money)."""
+    from laizi.engine import make_ruleset, new_hand
+    from laizi.engine.table_data import end_details
+
+    state, _ = new_hand(make_ruleset("baishan"), dealer=1, seed=bytes(32))
+    state.result = {"reason": "drawn", "winner": None}
+    assert "drawn_kongs_paid" not in end_details(state, [])
+    state.kong_paid = (Fraction(-2), Fraction(6), Fraction(-2), Fraction(-2))
+    details = end_details(state, [])
+    assert details["drawn_kongs_paid"] is True and "how_won" not in details
+    assert details["melds"] == [[], [], [], []] and details["laizi"] is None

@@ -20,6 +20,7 @@ from typing import Any
 from laizi.engine.events import TILE, number
 from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
+from laizi.engine.table_data import changes_counts, end_details, seat_counts
 from laizi.tiles import format_tiles
 
 __all__ = ["MULTIPLIER_EVENTS", "as_streamed", "live_multipliers", "seat_event", "view"]
@@ -51,12 +52,18 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
                 "claimed": list(p.claimed),
                 "openings": p.openings,
                 "declared_ready": p.declared_ready,
+                "opened": p.openings,
+                "kongs": sum(1 for m in p.melds if m.is_kong),
             }
         )
     multipliers = live_multipliers(state)
     if multipliers is not None:
         for entry, m in zip(players, multipliers, strict=True):
             entry["multiplier"] = m
+    fans = state.ruleset.running_fans(state)
+    if fans is not None:
+        for entry, f in zip(players, fans, strict=True):
+            entry["fans"] = f
     out: dict[str, Any] = {
         "seat": seat,
         "game": state.ruleset.game,
@@ -137,12 +144,16 @@ def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str
     >>> shown[-1]["live"], "multipliers" in first[-1] or "live" in first[-1]
     (72, False)
     """
-    last_change = last_draw = None
+    last_change = last_draw = last_count = end = None
     for i, event in enumerate(events):
         if _changes_multipliers(event):
             last_change = i
         if event["type"] in ("deal", "draw"):
             last_draw = i
+        if changes_counts(event):
+            last_count = i
+        if event["type"] == "end":
+            end = i
     extra: dict[int, dict[str, Any]] = {}
     if last_change is not None:
         multipliers = live_multipliers(state)
@@ -150,6 +161,13 @@ def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str
             extra[last_change] = {"multipliers": multipliers}
     if last_draw is not None:
         extra.setdefault(last_draw, {})["live"] = max(state.live, 0)
+    if last_count is not None:  # 开口 / 杠 counts and running fans (engine/table_data.py)
+        extra.setdefault(last_count, {})["counts"] = seat_counts(state)
+        fans = state.ruleset.running_fans(state)
+        if fans is not None:
+            extra[last_count]["fans"] = fans
+    if end is not None:
+        extra.setdefault(end, {}).update(end_details(state, events))
     if not extra:
         return events
     return [{**e, **extra[i]} if i in extra else e for i, e in enumerate(events)]

@@ -276,6 +276,11 @@ class Ruleset(ABC):
             found.append(m.to_json())
         return found
 
+    def running_fans(self, state: HandView) -> list[list[dict[str, Any]]] | None:
+        """Per seat, the fans it counts already that every seat can see (a table shows them
+        beside each seat), as ``{"id", "zh", "en", "fans"}``; ``None`` in a game without fans."""
+        return None
+
     # --- the settlement -------------------------------------------------------------------
     def score(self, situation: WinSituation) -> Any:
         """The settlement of a claimed win (``.allowed`` is the win check, ``.payments``)."""

@@ -25,6 +25,7 @@ from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
 from laizi.server.routes import body_too_large, table_routes
 from laizi.server.schema import schema_routes
 from laizi.server.store import Store
+from laizi.server.summary import summary_routes
 from laizi.server.ws import websocket
 from laizi.web import routes as web_routes
 
@@ -99,6 +100,7 @@ def create_app(
         # The web client serves "/", "/r/{code}" and its files: laizi.web.routes.
         *web_routes(lambda code, number: hub().store.record(code.upper(), number)),
         *schema_routes(),
+        *summary_routes(),
         *table_routes(),
         WebSocketRoute("/ws", websocket),
         WebSocketRoute("/ws/bot", bot_websocket),  # outside bots: docs/bot-protocol.md

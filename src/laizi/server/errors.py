@@ -263,9 +263,7 @@ class ErrorBodies:
                     body = json.dumps(normalize(obj), ensure_ascii=False).encode("utf-8")
             except ValueError:
                 pass
-            kept = [
-                (k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"
-            ]
+            kept = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
             kept.append((b"content-length", str(len(body)).encode()))
             await send({**start, "headers": kept})
             await send({"type": "http.response.body", "body": body})

@@ -12,10 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from laizi import hand as shapes
 from laizi.rules.baishan.readings import declarable_discards
-from laizi.rules.baishan.settle import BaishanSettlement, kong_payments, score
+from laizi.rules.baishan.settle import (
+    FANS,
+    BaishanSettlement,
+    kong_payments,
+    public_fans,
+    score,
+)
 from laizi.rules.baishan.validate import check_situation
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
@@ -73,6 +80,16 @@ class BaishanRuleset(Ruleset):
                 if shapes.thirteen_orphans(grown):
                     extra.add(t)
         return sorted(extra)
+
+    def running_fans(self, state: HandView) -> list[list[dict[str, Any]]]:
+        """报听, 立门 (not opened), 坐庄 and the fans the exposed melds show (Part B)."""
+        return [
+            [
+                {"id": f.name, "zh": FANS[f.name][0], "en": FANS[f.name][1], "fans": f.fans}
+                for f in public_fans(p.melds, p.openings, p.declared_ready, seat == state.dealer)
+            ]
+            for seat, p in enumerate(state.players)
+        ]
 
     def kong_payments(
         self, state: HandView, seat: int, kind: str, tile: int

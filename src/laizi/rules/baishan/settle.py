@@ -35,6 +35,7 @@ __all__ = [
     "Fan",
     "Fans",
     "kong_payments",
+    "public_fans",
     "score",
 ]
 
@@ -346,6 +347,23 @@ def _loser_fans(situation: WinSituation, seat: int, others_closed: bool) -> list
         fans.append(Fan("shoubayi", 1))
     fans += _sequence_fans([m.tiles[0] for m in player.melds if m.kind == "chow"])
     fans += _exposed_fours(player.melds)
+    return fans
+
+
+def public_fans(
+    melds: Sequence[Meld], openings: int, declared_ready: bool, dealer: bool
+) -> list[Fan]:
+    """The fans a seat already counts that everyone sees during the hand: 报听, 立门 while it
+    has not opened, 坐庄, and its exposed melds' 一般高 / 三花同顺 / 四归一."""
+    fans: list[Fan] = []
+    if declared_ready:
+        fans.append(Fan("baoting", 1))
+    if not openings:
+        fans.append(Fan("limen", 1))
+    if dealer:
+        fans.append(Fan("zuozhuang", 1))
+    fans += _sequence_fans([m.tiles[0] for m in melds if m.kind == "chow"])
+    fans += _exposed_fours(melds)
     return fans
 
 

@@ -105,7 +105,23 @@ class Prompts(RoomBase):
                 self._save_seat(seat)
                 self._broadcast_info()
             self._schedule(prompt)
+            if s.kind == "human" and state.phase in (TURN, FINAL):
+                self._tell_clock(seat, s.bank)
         self._update_hints()
+
+    def _tell_clock(self, seat: int, bank: float) -> None:
+        """A person's turn began: everyone else (spectators too) sees its clock.  Never in a
+        claim window: who may claim is private."""
+        message = {
+            "type": "clock",
+            "seat": seat,
+            "seconds": self.table.action_seconds,
+            "bank": round(bank, 3),
+            "elapsed": 0,
+        }
+        for conn, viewer in self._conns():
+            if viewer != seat:
+                self.post(conn, message)
 
     def _schedule(self, prompt: Prompt) -> None:
         """Run a prompt's clock: the auto-player's delay, or the player's time — counted from

@@ -133,9 +133,13 @@ class Seating(RoomBase):
         s = self.seats[seat]
         self._tell_all({"type": "away", "seat": seat, "escape_in": grace})
         if not s.auto:
+            # 托管 from the next decision on; a decision already asked keeps the player's own
+            # clock (a page reload within it finds the seat's turn as it left it).
             s.away_auto = True
-            self._set_auto(seat, True, shown=True)
-            self._refresh_prompts()
+            s.auto = True
+            s.auto_shown = True
+            self._save_seat(seat)
+            self._broadcast_info()
         self._pause_seat_gone(seat)
 
     def _tell_all(self, message: dict[str, Any]) -> None:
