@@ -633,3 +633,67 @@ def test_the_declare_ready_button_names_its_waits_and_no_win_says_why(server, br
         "5 dots completes the hand but no win: below the minimum"
     )
     assert errors == []
+
+
+POND_MARKS = (
+    "(seat) => [...document.querySelectorAll(`.pond[data-pond='${seat}'] .tile`)]"
+    ".map((e) => [e.dataset.tile, e.classList.contains('tile-moqie')])"
+)
+
+
+def test_every_seats_moqie_is_marked_in_its_pond(server, browser):
+    """摸切 is public: the bots' discards straight from the draw are marked in their ponds exactly
+    as the streamed `discard` events say (`moqie`, docs/protocol.md), the others are not; after a
+    reload the snapshot's view marks the same."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    frames: list[dict[str, Any]] = []
+
+    def listen(ws: Any) -> None:
+        def got(payload: str | bytes) -> None:
+            if isinstance(payload, str):  # one message, or a batch of them
+                message = json.loads(payload)
+                frames.extend(message if isinstance(message, list) else [message])
+
+        ws.on("framereceived", got)
+
+    page.on("websocket", listen)
+    zh_room(page, server, name="Moe", hands="3")
+    page.wait_for_selector(".actions[data-prompt]")
+    me = model(page)["seat"]
+    others = [s for s in range(4) if s != me]
+
+    def expected() -> dict[int, list[list[Any]]]:
+        """Per other seat, this hand's pond as the stream told it: [tile, moqie]."""
+        events = [f["event"] for f in frames if f.get("type") == "event"]
+        starts = [i for i, e in enumerate(events) if e["type"] == "start"]
+        hand = events[starts[-1] :] if starts else events
+        ponds: dict[int, list[list[Any]]] = {s: [] for s in others}
+        for e in hand:
+            if e["type"] == "discard" and not e.get("lay_out") and e["seat"] in ponds:
+                ponds[e["seat"]].append([e["tile"], e["moqie"]])
+        return ponds
+
+    checked = False
+    for _ in range(300):
+        page.wait_for_selector(".actions[data-prompt], .settlement.open")
+        if not page.locator(".settlement.open").count():
+            want = expected()
+            flags = [flag for pond in want.values() for _, flag in pond]
+            if True in flags and False in flags:
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:
+                    want = expected()
+                    shown = {s: page.evaluate(POND_MARKS, s) for s in others}
+                    if shown == want:
+                        break
+                    time.sleep(0.05)
+                assert shown == want
+                page.reload()  # a snapshot's view lists the 摸切 discards too
+                page.wait_for_selector(".actions[data-prompt]")
+                assert {s: page.evaluate(POND_MARKS, s) for s in others} == want
+                checked = True
+                break
+        if not click_once(page):
+            time.sleep(0.05)
+    assert checked, "no hand had both kinds of discard by the other seats"
+    assert errors == []

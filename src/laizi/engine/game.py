@@ -235,6 +235,8 @@ def _discard(
 ) -> None:
     player = state.players[seat]
     player.counts[tile] -= 1
+    if state.drawn == tile:  # 摸切: the tile just drawn (public at a real table)
+        player.from_draw.append(len(player.river))
     player.river.append(tile)
     event: Event = {"type": "discard", "seat": seat, "tile": TILE[tile]}
     if declare_ready:

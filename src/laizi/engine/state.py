@@ -47,6 +47,9 @@ class PlayerState:
     river: list[int] = field(default_factory=list)
     """Discards in order (claimed ones included; ``claimed`` lists their indices)."""
     claimed: list[int] = field(default_factory=list)
+    from_draw: list[int] = field(default_factory=list)
+    """Indices in ``river`` of the discards of the tile just drawn (摸切): its kind was the
+    drawn tile's (a normal or a replacement draw; never after a claim, which draws nothing)."""
     openings: int = 0
     """Chows, pungs and exposed kongs (开口, A5); an added kong is not a new one."""
     win_locked: bool = False
@@ -60,6 +63,7 @@ class PlayerState:
             self.laid_out[:],
             self.river[:],
             self.claimed[:],
+            self.from_draw[:],
             self.openings,
             self.win_locked,
             self.declared_ready,

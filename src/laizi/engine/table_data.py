@@ -1,5 +1,6 @@
 """What a table shows that a client cannot work out without the rules: per seat its 开口 and
-杠 counts, a game's running fans (Baishan: 报听, 立门, 坐庄 …), and, at a hand's end, how it was
+杠 counts, a game's running fans (Baishan: 报听, 立门, 坐庄 …), whether a discard was the tile
+just drawn (摸切: public at a real table, hidden in the events), and, at a hand's end, how it was
 won and every seat's melds — added to the streamed copies of events (``as_streamed``), never
 to the record (they follow from it)."""
 
@@ -10,7 +11,7 @@ from typing import Any
 from laizi.engine.events import TILE
 from laizi.engine.state import HandState
 
-__all__ = ["COUNT_EVENTS", "STREAM_EXTRAS", "end_details", "seat_counts"]
+__all__ = ["COUNT_EVENTS", "STREAM_EXTRAS", "end_details", "moqie", "seat_counts"]
 
 COUNT_EVENTS = frozenset({"deal", "chow", "pung", "kong", "concealed_kong", "end"})
 """Events after which a seat's 开口 / 杠 count (or a running fan) may differ; also a ``draw``
@@ -26,6 +27,7 @@ STREAM_EXTRAS = (
     "laid_out",
     "laizi",
     "drawn_kongs_paid",
+    "moqie",
 )
 """Keys the streamed copies may carry and the record never does."""
 
@@ -35,6 +37,15 @@ def seat_counts(state: HandState) -> list[dict[str, int]]:
     return [
         {"opened": p.openings, "kongs": sum(1 for m in p.melds if m.is_kong)} for p in state.players
     ]
+
+
+def moqie(state: HandState, seat: int) -> bool:
+    """Whether ``seat``'s last discard was the tile it had just drawn (摸切): from a normal or a
+    replacement draw (after a kong or a tile laid out), or the dealer's 14th tile; never right
+    after a chow or pung (nothing drawn).  The engine names a discard by its kind, so a discard
+    of the drawn tile's kind counts, as it does for a self-drawn win."""
+    player = state.players[seat]
+    return bool(player.river) and len(player.river) - 1 in player.from_draw
 
 
 def changes_counts(event: dict[str, Any]) -> bool:

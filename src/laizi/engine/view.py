@@ -20,7 +20,7 @@ from typing import Any
 from laizi.engine.events import TILE, number
 from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
-from laizi.engine.table_data import changes_counts, end_details, seat_counts
+from laizi.engine.table_data import changes_counts, end_details, moqie, seat_counts
 from laizi.tiles import format_tiles
 
 __all__ = ["MULTIPLIER_EVENTS", "as_streamed", "live_multipliers", "seat_event", "view"]
@@ -50,6 +50,7 @@ def view(state: HandState, seat: int | None = None) -> dict[str, Any]:
                 "laid_out": [TILE[t] for t in p.laid_out],
                 "discards": [TILE[t] for t in p.river],
                 "claimed": list(p.claimed),
+                "moqie": list(p.from_draw),  # 摸切: indices of discards of the tile just drawn
                 "openings": p.openings,
                 "declared_ready": p.declared_ready,
                 "opened": p.openings,
@@ -132,7 +133,8 @@ def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str
     """``events`` (one decision's, just applied to ``state``) as a table streams them: the last
     one that may change a multiplier carries ``multipliers`` (every seat's, as
     :func:`live_multipliers` gives them; none in a game without multipliers), the last ``deal`` or
-    ``draw`` carries ``live`` (tiles a normal draw may still take, as in the view).
+    ``draw`` carries ``live`` (tiles a normal draw may still take, as in the view), a
+    ``discard`` (not one laying a tile out) carries ``moqie``: whether it was the tile just drawn.
 
     The record itself never carries them (they follow from it); copies of those events do.
 
@@ -168,6 +170,11 @@ def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str
             extra[last_count]["fans"] = fans
     if end is not None:
         extra.setdefault(end, {}).update(end_details(state, events))
+    for i, event in enumerate(events):
+        if event["type"] == "discard" and not event.get("lay_out"):
+            # 摸切 (engine/table_data.py): a decision discards at most once, its tile is the
+            # seat's last in the river.
+            extra.setdefault(i, {})["moqie"] = moqie(state, event["seat"])
     if not extra:
         return events
     return [{**e, **extra[i]} if i in extra else e for i, e in enumerate(events)]

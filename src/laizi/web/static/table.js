@@ -87,6 +87,7 @@ export class TablePage {
         this.prompt = null;
         this.hints = null;
         this.model = m.view ? fromView(m.view, m.room.rules) : null;
+        if (m.view) this.moqie = new Map(m.view.players.map((p) => [p.seat, new Set(p.moqie || [])]));
         if (this.model && this.model.phase === "over") this.fetchEnd(this.model.hand);
         else this.end = null;
         break;
@@ -165,7 +166,8 @@ export class TablePage {
     const before = m.to_act ? m.to_act.join() : "";
     if ((ev.type === "discard" || ev.type === "lay_out") && m.players) {
       const p = m.players[ev.seat];
-      const fromDraw = ev.seat === this.seat ? m.drawn != null && m.drawn === ev.tile && m.turn === this.seat : ev.moqie ?? ev.from_draw ?? ev.tsumogiri;
+      // 摸切: the server says it for every seat (`moqie`); an older server only for one's own.
+      const fromDraw = ev.moqie ?? (ev.seat === this.seat ? m.drawn != null && m.drawn === ev.tile && m.turn === this.seat : false);
       if (ev.type === "discard" && !ev.lay_out) {
         if (fromDraw) {
           if (!this.moqie.has(ev.seat)) this.moqie.set(ev.seat, new Set());
