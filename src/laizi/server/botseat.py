@@ -221,8 +221,14 @@ async def bot_websocket(ws: WebSocket) -> None:
     """``/ws/bot``: hello, token, join; then the bot protocol until the match ends."""
     await ws.accept()
     hub = hub_of(ws.app)
-    address = ws.client.host if ws.client is not None else ""
-    refused = hub.quotas.connect(address)
+    internal = False  # forwarded by another process of a cluster (cluster/botrelay.py)
+    if hub.cluster is not None:
+        from laizi.server.cluster.botrelay import admit
+
+        internal, address, refused = await admit(hub, ws)
+    else:
+        address = ws.client.host if ws.client is not None else ""
+        refused = hub.quotas.connect(address)
     if refused is not None:
         await ws.send_text(
             _frame({"type": "error", "code": refused, "message": MESSAGE_TEXT[refused]})
@@ -230,13 +236,18 @@ async def bot_websocket(ws: WebSocket) -> None:
         await ws.close(code=1008)
         return
     try:
-        await _serve(ws, hub)
+        await _serve(ws, hub, internal)
     except WebSocketDisconnect:
         pass
     except Exception:
         log.exception("bot websocket failed")
     finally:
-        hub.quotas.disconnect(address)
+        if hub.cluster is not None:
+            from laizi.server.cluster.botrelay import release
+
+            release(hub, internal, address)
+        else:
+            hub.quotas.disconnect(address)
 
 
 REFUSALS_ZH = {
@@ -253,7 +264,7 @@ async def _refuse(ws: WebSocket, code: str, message: str) -> None:
     await ws.close(code=1008)
 
 
-async def _serve(ws: WebSocket, hub: Hub) -> None:
+async def _serve(ws: WebSocket, hub: Hub, internal: bool = False) -> None:
     await ws.send_text(_frame({"type": "hello", "protocol": PROTOCOL, "version": VERSION}))
     hello = await _hello(ws)
     if hello is None:
@@ -272,6 +283,11 @@ async def _serve(ws: WebSocket, hub: Hub) -> None:
     if not isinstance(room, str):
         await _refuse(ws, "bad_message", "room: the room's code")
         return
+    if hub.cluster is not None:  # a room held by another process: forwarded there
+        from laizi.server.cluster.botrelay import forward
+
+        if await forward(hub, ws, {**hello, "token": token}, internal):
+            return
     out: asyncio.Queue[str | None] = asyncio.Queue()
     seat = BotSeat(hub, identity, out)
     writer = asyncio.create_task(_writer(ws, out))

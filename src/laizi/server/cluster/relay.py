@@ -154,6 +154,9 @@ async def serve_cluster_websocket(cluster: Cluster, ws: WebSocket) -> None:
 class Relay:
     """A client's connection forwarded to the process that owns its room."""
 
+    path = "/ws"
+    """The owner's endpoint the connection is forwarded to (``/ws/bot``: cluster/botrelay.py)."""
+
     def __init__(self, cluster: Cluster, ws: WebSocket, conn: Conn, code: str) -> None:
         self.cluster = cluster
         self.ws = ws
@@ -210,16 +213,24 @@ class Relay:
 
     async def _connect(self, address: str) -> Any:
         try:
-            return await websockets.connect(
-                f"ws://{address}/ws",
+            upstream = await websockets.connect(
+                f"ws://{address}{self.path}",
                 additional_headers=self.headers(),
                 open_timeout=2,
                 max_size=2**22,
                 compression=None,
             )
+            if await self._greeted(upstream):
+                return upstream
+            await upstream.close()
+            return None
         except (OSError, TimeoutError, websockets.WebSocketException) as error:
             log.info("room %s: its owner at %s did not answer (%s)", self.code, address, error)
             return None
+
+    async def _greeted(self, upstream: Any) -> bool:
+        """Take what the owner says before the client's first message (``/ws``: nothing)."""
+        return True
 
     async def _forward(self, upstream: Any, first: bytes) -> bool:
         """Relay both ways; False if the owner closed before answering (look again)."""
