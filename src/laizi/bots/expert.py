@@ -142,7 +142,7 @@ class ExpertBot(StrongBot):
     def loss_if(self, table: SeatTable, other: Opponent, *, discarder: bool, mine: float) -> float:
         """What the seat would pay (points) when ``other`` wins; ``mine`` is its own multiplier."""
         rules = self.rules
-        if table.game == "wuhan":
+        if table.doubling:
             factor = 2.0 if discarder else 1.0
             raw = float(rules.base) * other.multiplier * mine * factor * 1.5
             return min(raw, float(rules.cap * rules.base))
@@ -165,7 +165,7 @@ class ExpertBot(StrongBot):
             cost = (
                 threat * chance * self.loss_if(table, other, discarder=True, mine=table.multiplier)
             )
-            if table.game == "wuhan":
+            if table.doubling:
                 if other.hand_size == 1 and not ready:
                     cost *= 3  # 全求人: the discarder that was not ready pays for all three
                 if other.openings == 2 and tile < 27 and other.meld_suits == {tile // 9}:
@@ -264,7 +264,7 @@ class ExpertBot(StrongBot):
         return options[choice]
 
     def _unopened(self, table: SeatTable) -> float:
-        return UNOPENED if table.game == "wuhan" and table.openings == 0 else 1.0
+        return UNOPENED if table.doubling and table.openings == 0 else 1.0
 
     # --- claims -----------------------------------------------------------------------------
     def claim(self, table: SeatTable, legal: Sequence[Action]) -> Action:
@@ -325,7 +325,7 @@ class ExpertBot(StrongBot):
 
     def _claim_factor(self, table: SeatTable, action: Action) -> float:
         """How much a claim multiplies the seat's multiplier (A7: openings and exposed kongs)."""
-        if table.game != "wuhan":
+        if not table.doubling:
             # Baishan: 立门 (concealed) is a fan the seat also counts when it loses (Part B).
             return 0.5 if table.openings == 0 else 1.0
         factor = 1.0

@@ -111,7 +111,7 @@ class Evaluator:
         self.hazard = hazard
         self.wild = strategy.wild(table)
         self.kept = strategy.kept_out(table)
-        self.wuhan = table.game == "wuhan"
+        self.wuhan = table.doubling
         view = table.view
         self.players = view["players"]
         self.public = {p["seat"]: public_melds(p) for p in self.players}

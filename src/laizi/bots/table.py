@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from laizi.rules.registry import find_game
 from laizi.tiles import parse_tile, parse_tiles
 
 __all__ = ["Opponent", "SeatTable", "meld_tiles"]
@@ -53,6 +54,8 @@ class SeatTable:
         self.view = view
         self.seat: int = view["seat"]
         self.game: str = view["game"]
+        self.doubling: bool = find_game(self.game).doubling
+        """Whether openings, kongs and laid-out tiles double multipliers (the registry says)."""
         self.phase: str = view["phase"]
         self.dealer: int = view["dealer"]
         self.live: int = view["live"]

@@ -58,7 +58,9 @@ class Game:
     - ``unused_settings``: settings the game never reads (a room can't override them, and its
       ``"none"`` variant and mode say so);
     - ``wild_tiles``: whether a hand may hold a laizi; ``special_shapes``: whether seven pairs
-      and thirteen orphans win (hand analysis).
+      and thirteen orphans win (hand analysis);
+    - ``doubling``: whether openings, kongs and laid-out tiles double a seat's multiplier, for
+      what it wins and what it pays (Wuhan's 开口翻/口口翻) — what the bots weigh a claim by.
     """
 
     id: str
@@ -69,6 +71,7 @@ class Game:
     unused_settings: frozenset[str] = frozenset()
     wild_tiles: bool = False
     special_shapes: bool = False
+    doubling: bool = False
 
     def ruleset_class(self) -> type[Ruleset]:
         cls: type[Ruleset] = _load(self.ruleset)
@@ -103,6 +106,7 @@ register(
         strategy="laizi.bots.wuhan:WuhanStrategy",
         env="laizi.env.wuhan_v0",
         wild_tiles=True,
+        doubling=True,
     )
 )
 register(

@@ -114,21 +114,23 @@ export async function renderLobby(root) {
   presetSelect.innerHTML = schema.rules.presets.map((p) => `<option value="${p.name}">${esc(say(p.label))}</option>`).join("");
   // RULES.md A1: the (variant, mode) pair is the preset. The quick selects and the variant / mode
   // fields below pick the preset; every other field then shows that preset's defaults.
+  // Presets that are a (variant, mode) pair, and those of games without the pair (Baishan).
+  const paired = schema.rules.presets.filter((p) => p.values.variant != null && p.values.mode != null);
+  const singles = schema.rules.presets.filter((p) => !paired.includes(p));
   const presetOf = (variant, mode) => {
-    if (variant === "baishan") return schema.rules.presets.find((p) => p.game === "baishan")?.name;
+    if (singles.some((p) => p.name === variant)) return variant;  // a game without the pair
     return schema.rules.presets.find((p) => p.values.variant === variant && p.values.mode === mode)?.name;
   };
   const fieldOf = (key) => schema.rules.fields.find((f) => f.key === key);
   const variantField = fieldOf("variant");
   const modeField = fieldOf("mode");
-  const wuhanVariants = [...new Set(schema.rules.presets.filter((p) => p.game !== "baishan").map((p) => p.values.variant))];
-  const modes = [...new Set(schema.rules.presets.filter((p) => p.game !== "baishan").map((p) => p.values.mode))];
+  const pairVariants = [...new Set(paired.map((p) => p.values.variant))];
+  const modes = [...new Set(paired.map((p) => p.values.mode))];
   const choiceLabel = (field, value) => say((field.choices.find((c) => c.value === value) || {}).label) || value;
   const qpVariant = root.querySelector("#qp-variant");
   const qpMode = root.querySelector("#qp-mode");
-  const baishan = schema.rules.presets.find((p) => p.game === "baishan");
-  qpVariant.innerHTML = wuhanVariants.map((v) => `<option value="${v}">${esc(choiceLabel(variantField, v))}</option>`).join("") +
-    (baishan ? `<option value="baishan">${esc(say(baishan.label))}</option>` : "");
+  qpVariant.innerHTML = pairVariants.map((v) => `<option value="${v}">${esc(choiceLabel(variantField, v))}</option>`).join("") +
+    singles.map((p) => `<option value="${p.name}">${esc(say(p.label))}</option>`).join("");
   qpMode.innerHTML = modes.map((v) => `<option value="${v}">${esc(choiceLabel(modeField, v))}</option>`).join("");
   const fill = () => {
     const rules = presets[presetSelect.value];
@@ -136,10 +138,10 @@ export async function renderLobby(root) {
     const fields = schema.rules.fields.filter((f) => f.key !== "preset" && f.key in rules);
     root.querySelector(".rules-fields").innerHTML = fields.map((f) => fieldHtml(f, rules[f.key], "rules", names)).join("");
     root.querySelector(".table-fields").innerHTML = schema.table.fields.map((f) => fieldHtml(f, schema.table.defaults[f.key], "table", names)).join("");
-    const isBaishan = rules.game === "baishan";
-    qpVariant.value = isBaishan ? "baishan" : rules.variant;
-    if (!isBaishan) qpMode.value = rules.mode;
-    qpMode.disabled = isBaishan;
+    const single = rules.variant == null;  // a game whose preset is not a (variant, mode) pair
+    qpVariant.value = single ? presetSelect.value : rules.variant;
+    if (!single) qpMode.value = rules.mode;
+    qpMode.disabled = single;
     for (const key of ["variant", "mode"]) {
       const select = root.querySelector(`#rules-${key}`);
       if (!select) continue;

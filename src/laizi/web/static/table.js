@@ -558,8 +558,9 @@ export class TablePage {
     const mult = p.multiplier;
     const title = mult ? (mult.factors.length ? mult.factors.map((f) => factorText(f)).join(" · ") : t("no_factors")) : "";
     const { opened, kongs } = this.counts(seat);
-    const isWuhan = mult != null || (m.rules && m.rules.game === "wuhan");
-    const countsHtml = isWuhan ? `<span class="counts" data-counts><span>${t("opened_n", opened)}</span><span>${t("kongs_n", kongs)}</span></span>` : "";
+    // 开口/杠 counts where openings double (the rules carry a doubling mode; the stream a multiplier)
+    const doubles = mult != null || (m.rules && m.rules.mode != null);
+    const countsHtml = doubles ? `<span class="counts" data-counts><span>${t("opened_n", opened)}</span><span>${t("kongs_n", kongs)}</span></span>` : "";
     const multHtml = mult
       ? `<button class="mult" data-seat="${seat}" title="${esc(title)}" aria-expanded="${this.openMult === seat}">×${num(mult.total)}</button>` +
         (this.openMult === seat ? `<div class="mult-detail">${multiplierHtml(mult)}</div>` : "")
