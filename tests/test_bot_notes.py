@@ -177,7 +177,7 @@ def test_the_web_client_lists_the_last_hands_notes_in_both_languages(tmp_path_fa
 
 
 def test_the_lobby_offers_the_expert_level_in_both_languages(tmp_path_factory) -> None:
-    from tests.web_browser import launch, new_page
+    from tests.web_browser import launch, new_page, open_more
 
     with ServerProcess(tmp_path_factory.mktemp("notes-lobby") / "db.sqlite3") as server:
         for browser in launch():
@@ -185,9 +185,68 @@ def test_the_lobby_offers_the_expert_level_in_both_languages(tmp_path_factory) -
                 page, errors = new_page(browser)
                 page.add_init_script(f"localStorage.setItem('laizi.lang', '{lang}')")
                 page.goto(server.http + "/")
+                page.wait_for_selector("#more-settings summary")
+                open_more(page)  # the table's settings are folded under 更多设置 / More
                 page.wait_for_selector("#table-bot_level")
                 options = page.locator("#table-bot_level option").all_inner_texts()
                 assert options[-1] == expert, options
                 assert not page.locator("#table-explain_bots").is_checked()
                 assert label in page.locator(".table-fields").inner_text()
                 assert errors == []
+
+
+# --- the replay (laizi/web/static/replaynotes.js): each note at the step of its decision -------
+
+
+def test_the_replay_shows_each_note_at_its_step_in_both_languages(server: ServerProcess) -> None:
+    from laizi.web.replay import frames
+    from tests.web_browser import launch, new_page
+
+    room, _client = _play_one(server, bot_level="expert", explain_bots=True)
+    code = room["code"]
+    status, body = server.get(f"/api/rooms/{code}/hands/0/notes")
+    assert status == 200
+    notes = json.loads(body)["notes"]
+    assert notes and all(n["type"] == "bot_note" and n["hand"] == 0 for n in notes)
+    status, body = server.get(f"/api/rooms/{code}/hands/0")
+    steps = frames(parse_record(body.decode()))
+    # The step a note belongs to is the one its decision starts: a frame's first event.
+    starts = {step["first"]: i for i, step in enumerate(steps) if i > 0}
+    at: dict[int, list[dict[str, Any]]] = {}
+    for note in notes:
+        at.setdefault(starts[note["seq"]], []).append(note)
+    quiet = next(i for i in range(len(steps)) if i not in at)
+    status, body = server.get(f"/api/rooms/{code}/hands/5/notes")  # no such hand: none
+    assert status == 200 and json.loads(body) == {"notes": []}
+    status, body = server.get("/api/rooms/NOSUCH/hands/0/notes")
+    assert status == 200 and json.loads(body) == {"notes": []}
+    picked = sorted(at)[:2] + sorted(at)[-1:]
+    heading = {"zh": "机器人的理由", "en": "Why the bot played so"}
+    seat = {"zh": "{0}号位", "en": "seat {0}"}
+    for browser in launch():
+        for lang in ("zh", "en"):
+            page, errors = new_page(browser)
+            # (about:blank has no localStorage: the script only sets it on the server's pages)
+            page.add_init_script(
+                f"if (location.protocol === 'http:') localStorage.setItem('laizi.lang', '{lang}')"
+            )
+            for step in [*picked, quiet]:
+                page.goto("about:blank")  # a new load each time (a changed #step alone is not)
+                page.goto(f"{server.http}/replay/{code}/0#step={step}")
+                page.wait_for_selector(f'[data-step-no="{step}"]')
+                shown = page.locator(".bot-notes-step li").all_inner_texts()
+                expected = [f"{seat[lang].format(n['seat'])} {n[lang]}" for n in at.get(step, [])]
+                assert shown == expected, (lang, step)
+                if expected:
+                    assert page.locator(".bot-notes-step span").inner_text() == heading[lang]
+            # stepping with the buttons moves the notes along
+            page.goto("about:blank")
+            page.goto(f"{server.http}/replay/{code}/0#step={picked[0] - 1}")
+            page.wait_for_selector(f'[data-step-no="{picked[0] - 1}"]')
+            page.click('button[data-step="next"]')
+            page.wait_for_selector(f'[data-step-no="{picked[0]}"]')
+            first = at[picked[0]][0]
+            assert page.locator(".bot-notes-step li").first.inner_text() == (
+                f"{seat[lang].format(first['seat'])} {first[lang]}"
+            )
+            assert errors == []

@@ -204,6 +204,27 @@ def test_expert_passes_an_opening_in_koukou_that_doubles_its_losses_for_little()
     assert make_bot("expert", koukou, 2).act(seen, legal).type == "pass"
 
 
+def test_expert_opens_in_koukou_when_the_closed_hand_cannot_reach_the_minimum():
+    koukou = preset("wuhan-hongzhong-koukou")
+    seen = table_view(
+        "123m456p78s33z19m4p",
+        phase="claim",
+        claim={"tile": "3z", "from": 2},
+        must_gang=(),
+        players={0: {"openings": 0}},
+    )
+    legal = [Action(0, "pung"), Action(0, "pass")]
+    bot = make_bot("expert", koukou, 1)
+    # Closed, two steps from ready: no play-out reaches 64 points without claiming (before the
+    # fix it passed "for too little gain" at a cost of about 1 point); strong takes it too.
+    assert bot.act(seen, legal).type == "pung"
+    assert make_bot("strong", koukou, 1).act(seen, legal).type == "pung"
+    assert bot.last_note == {
+        "en": "pung on 3z: without it the hand cannot reach the minimum in the play-outs",
+        "zh": "碰3z：不这样，模拟中够不到起胡",
+    }
+
+
 def test_expert_takes_a_win():
     seen = table_view("123m456p789s22m55s", must_gang=())
     seen["players"][0].update(openings=1)

@@ -307,6 +307,18 @@ class ExpertBot(StrongBot):
             if best is None or net > best[0]:
                 best = (net, action, cost)
         if best is None or best[0] <= now_value:
+            if table.game == "wuhan" and now_value <= 0.0:
+                # The play-outs find no win for the hand as it stands (closed, or short of the
+                # minimum): passing keeps nothing to weigh the claim's cost against, and they
+                # do not model the later claims that reach the minimum.  Strong's judgement.
+                action = super().claim(table, legal)
+                if action.type != PASS:
+                    self._note(
+                        f"{action.type} on {format_tile(tile)}: without it the hand cannot "
+                        "reach the minimum in the play-outs",
+                        f"{_claim_zh(action.type)}{format_tile(tile)}：不这样，模拟中够不到起胡",
+                    )
+                    return action
             if best is not None and best[2] > 0:
                 self._note(
                     f"passed the {best[1].type}: its multiplier would double every loss "

@@ -16,6 +16,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, WebSocketRoute
 
 from laizi.server.api import api_routes, attach
+from laizi.server.bot_notes import note_routes
 from laizi.server.botseat import bot_websocket
 from laizi.server.bottokens import bot_token_routes
 from laizi.server.errors import ErrorBodies
@@ -101,6 +102,7 @@ def create_app(
         *web_routes(lambda code, number: hub().store.record(code.upper(), number)),
         *schema_routes(),
         *summary_routes(),
+        *note_routes(),  # the bots' reasons for the replay (explain_bots)
         *table_routes(),
         WebSocketRoute("/ws", websocket),
         WebSocketRoute("/ws/bot", bot_websocket),  # outside bots: docs/bot-protocol.md

@@ -12,7 +12,8 @@ and ``seq`` the index in that record of the first event the decision produced, s
 a replay can put each reason beside the move.  Nothing is sent during the hand: a reason tells
 what the bot holds (and what it passed), which the other players must not learn while it
 matters.  The room keeps the notes of its last :data:`KEPT_HANDS` hands (``notes_of``) for a
-viewer who comes back after the hand.
+viewer who comes back after the hand, and ``GET /api/rooms/{code}/hands/{h}/notes``
+(:func:`note_routes`) gives them to the web replay, which shows each at its step.
 
 >>> class _Bot:
 ...     last_note = {"en": "folded", "zh": "弃和"}
@@ -26,7 +27,19 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["KEPT_HANDS", "MAX_NOTE", "clean_note", "flush_notes", "notes_of", "take_note"]
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+__all__ = [
+    "KEPT_HANDS",
+    "MAX_NOTE",
+    "clean_note",
+    "flush_notes",
+    "note_routes",
+    "notes_of",
+    "take_note",
+]
 
 KEPT_HANDS = 16
 """Hands whose notes a room keeps in memory."""
@@ -84,3 +97,18 @@ def notes_of(room: Any, hand: int) -> list[dict[str, Any]]:
     """The notes a room keeps of one finished hand ([] when none)."""
     kept: dict[int, list[dict[str, Any]]] = room.__dict__.get("bot_notes_kept", {})
     return list(kept.get(hand, []))
+
+
+async def _notes(request: Request) -> Response:
+    """``{"notes": [...]}``: the kept notes of a finished hand, as sent after it ([] when the
+    room is gone, the hand is not finished, or it was played without ``explain_bots``)."""
+    from laizi.server.hub import hub_of
+
+    room = hub_of(request.app).rooms.get(request.path_params["code"].upper())
+    notes = [] if room is None else notes_of(room, request.path_params["number"])
+    return JSONResponse({"notes": notes})
+
+
+def note_routes() -> list[Route]:
+    """The replay's notes: ``GET /api/rooms/{code}/hands/{number}/notes``."""
+    return [Route("/api/rooms/{code}/hands/{number:int}/notes", _notes)]

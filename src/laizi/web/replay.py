@@ -7,6 +7,8 @@
 >>> steps = frames(game.record)
 >>> steps[0]["events"][0]["type"], steps[0]["hands"][0], steps[-1]["events"][-1]["type"]
 ('deal', '244569m16p47s1557z', 'end')
+>>> all(game.record[s["first"]] == s["events"][0] for s in steps[1:])
+True
 >>> len(steps) == 1 + sum(1 for e in game.record if e["type"] in ("discard", "lay_out",
 ...     "concealed_kong", "added_kong", "claim", "pass", "abandon") or e.get("how") == "self_draw")
 True
@@ -36,8 +38,10 @@ __all__ = ["frames"]
 def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One frame per step of the hand (the deal, then each decision with what followed it).
 
-    Each frame: ``events`` (what happened in this step, as recorded), ``view`` (the spectator's
-    view after it, multipliers included) and ``hands`` (every seat's concealed tiles, open).
+    Each frame: ``events`` (what happened in this step, as recorded), ``first`` (the index in the
+    record of the step's first event: a bot's note, ``laizi.server.bot_notes``, names its step
+    so), ``view`` (the spectator's view after it, multipliers included) and ``hands`` (every
+    seat's concealed tiles, open).
     :class:`laizi.engine.RecordError` if the record does not replay.
     """
     replay_record(events)  # checks the whole record first: a bad one is refused, not half shown
@@ -60,22 +64,23 @@ def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ruleset, start["dealer"], wall=wall, hand_number=start.get("hand", 0), scores=scores
         )
 
-    def frame(step: list[dict[str, Any]]) -> dict[str, Any]:
+    def frame(step: list[dict[str, Any]], first: int) -> dict[str, Any]:
         shown = [e for e in step if e.get("type") != "start"]
         return {
             "events": [{k: v for k, v in e.items() if k != "wall"} for e in shown],
+            "first": first,
             "view": view(state),
             "hands": [format_tiles(p.concealed()) for p in state.players],
             "drawn": None if state.drawn is None else format_tiles([state.drawn]),
         }
 
-    out = [frame(first)]
+    out = [frame(first, 0)]
     index = len(first)
     while not state.over and index < len(events):
         action = action_of(events[index])
         if action is None:  # pragma: no cover - replay_record accepted the record
             raise RecordError(index, "expected a decision")
         step = apply(state, action)
+        out.append(frame(step, index))
         index += len(step)
-        out.append(frame(step))
     return out

@@ -28,6 +28,11 @@ export function botNotes() {
   return shown;
 }
 
+/** One note as a list item in `lang` ("zh" or "en"): the seat, then the reason (escaped). */
+export function noteItem(n, lang) {
+  return `<li data-seq="${Number(n.seq)}"><b>${esc(fill(SEAT[lang], n.seat))}</b> ${esc(n[lang])}</li>`;
+}
+
 function fill(pattern, value) {
   return pattern.replace("{0}", String(value));
 }
@@ -45,8 +50,6 @@ function render() {
       "padding:0.3em 0.6em;font-size:0.85em;z-index:50";
     document.body.appendChild(panel);
   }
-  const items = shown.notes
-    .map((n) => `<li data-seq="${Number(n.seq)}"><b>${esc(fill(SEAT[lang], n.seat))}</b> ${esc(n[lang])}</li>`)
-    .join("");
+  const items = shown.notes.map((n) => noteItem(n, lang)).join("");
   panel.innerHTML = `<summary>${esc(fill(HEADING[lang], Number(shown.hand) + 1))}</summary><ol>${items}</ol>`;
 }

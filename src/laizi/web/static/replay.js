@@ -2,6 +2,7 @@
 // open. The frames come from the server (laizi.web.replay): the engine replays the record.
 
 import { getLang, t } from "./i18n.js";
+import { replayNotes } from "./replaynotes.js";
 import { multiplierHtml, renderSettlement } from "./settle.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { errorText, esc, num, seatName } from "./util.js";
@@ -46,6 +47,7 @@ export async function renderReplay(root, code, number) {
   }
   const room = roomRes.ok ? await roomRes.json() : { seats: [0, 1, 2, 3].map((s) => ({ seat: s, name: `${t("seat")} ${s}` })), dealer: 0 };
   const frames = body.frames;
+  const notesAt = await replayNotes(code, number, frames); // explain_bots: the bots' reasons
   // The step lives in the address (#step=N): a language switch or a reload keeps it.
   const fromHash = Number((location.hash.match(/step=(\d+)/) || [])[1]);
   let index = Number.isInteger(fromHash) ? Math.max(0, Math.min(frames.length - 1, fromHash)) : 0;
@@ -81,7 +83,7 @@ export async function renderReplay(root, code, number) {
       `<span class="step" data-step-no="${index}">${t("step", index + 1, frames.length)}</span>` +
       `<button data-step="next">${t("next")}</button><button data-step="last">${t("last")}</button></div>` +
       `<div class="board replay-board">${seats}<div class="centre"><div class="specials">${specials}${gang}</div>` +
-      `<div class="wall"><span>${t("tiles_left")}</span> <b>${v.tiles_left}</b></div><ul class="said">${said}</ul></div></div>` +
+      `<div class="wall"><span>${t("tiles_left")}</span> <b>${v.tiles_left}</b></div><ul class="said">${said}</ul>${notesAt(index)}</div></div>` +
       `<div class="settlement"></div></div>`;
     const end = f.events.find((e) => e.type === "end");
     if (end) {
