@@ -538,6 +538,7 @@ def test_a_match_that_cannot_be_booked_never_stops_the_server(
             "rooms": 0,
             "unbooked": 0,
             "booking_errors": [],
+            "hint_ms_p99": None,  # no table has asked for 听牌 hints on this server yet
         }
         status, _, body = http(srv, "GET", "/api/players/Ann")
         assert status == 200

@@ -12,51 +12,56 @@ import json
 import sys
 import time
 
-mode = sys.argv[1]
-log = open(sys.argv[2], "a", encoding="utf-8") if len(sys.argv) > 2 else None  # noqa: SIM115
-
 
 def say(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
-for line in sys.stdin:
-    if log is not None:
-        log.write(line)
-        log.flush()
-    message = json.loads(line)
-    kind = message.get("type")
-    if kind == "hello":
-        if mode == "no_hello":
-            continue
-        say({"type": "hello", "name": f"misbehaving-{mode}", "version": 1})
-    elif kind == "bye" and mode != "no_bye":
-        break
-    elif kind == "prompt":
-        good = {"type": "act", "prompt": message["id"], "action": message["legal"][0]}
-        if mode == "sleep":
-            time.sleep(3600)
-        elif mode == "garbage":
-            sys.stdout.write("I think I'll discard the red dragon\n")
-            sys.stdout.flush()
-        elif mode == "exit":
-            sys.exit(3)
-        elif mode == "flood":
-            sys.stdout.write("flood flood flood\n" * 5000)
-            say(good)
-        elif mode == "huge":
-            sys.stdout.write("x" * 3_000_000 + "\n")
-            say(good)
-        elif mode == "illegal":
-            wrong = next(
-                a for a in ({"type": "win"}, {"type": "pung"}) if a not in message["legal"]
-            )
-            say({"type": "act", "prompt": message["id"], "action": wrong})
-        elif mode == "stale":
-            say({"type": "act", "prompt": message["id"] - 1, "action": {"type": "pass"}})
-            say(good)
-        else:
-            say(good)
-if mode == "no_bye":
-    time.sleep(3600)
+def main():
+    mode = sys.argv[1]
+    log = open(sys.argv[2], "a", encoding="utf-8") if len(sys.argv) > 2 else None  # noqa: SIM115
+
+    for line in sys.stdin:
+        if log is not None:
+            log.write(line)
+            log.flush()
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            if mode == "no_hello":
+                continue
+            say({"type": "hello", "name": f"misbehaving-{mode}", "version": 1})
+        elif kind == "bye" and mode != "no_bye":
+            break
+        elif kind == "prompt":
+            good = {"type": "act", "prompt": message["id"], "action": message["legal"][0]}
+            if mode == "sleep":
+                time.sleep(3600)
+            elif mode == "garbage":
+                sys.stdout.write("I think I'll discard the red dragon\n")
+                sys.stdout.flush()
+            elif mode == "exit":
+                sys.exit(3)
+            elif mode == "flood":
+                sys.stdout.write("flood flood flood\n" * 5000)
+                say(good)
+            elif mode == "huge":
+                sys.stdout.write("x" * 3_000_000 + "\n")
+                say(good)
+            elif mode == "illegal":
+                wrong = next(
+                    a for a in ({"type": "win"}, {"type": "pung"}) if a not in message["legal"]
+                )
+                say({"type": "act", "prompt": message["id"], "action": wrong})
+            elif mode == "stale":
+                say({"type": "act", "prompt": message["id"] - 1, "action": {"type": "pass"}})
+                say(good)
+            else:
+                say(good)
+    if mode == "no_bye":
+        time.sleep(3600)
+
+
+if __name__ == "__main__":  # a process of its own (pytest only imports it)
+    main()

@@ -307,7 +307,7 @@ class ExpertBot(StrongBot):
             if best is None or net > best[0]:
                 best = (net, action, cost)
         if best is None or best[0] <= now_value:
-            if table.game == "wuhan" and now_value <= 0.0:
+            if table.doubling and now_value <= 0.0:
                 # The play-outs find no win for the hand as it stands (closed, or short of the
                 # minimum): passing keeps nothing to weigh the claim's cost against, and they
                 # do not model the later claims that reach the minimum.  Strong's judgement.

@@ -204,7 +204,12 @@ def bot_token_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         if account is None:
             return _error("not_logged_in", "log in to manage bot tokens", 401, zh="请先登录")
         if not tokens().revoke(account.id, request.path_params["token_id"]):
-            return _error("no_token", "you have no live bot token with that id", 404)
+            return _error(
+                "no_token",
+                "you have no live bot token with that id",
+                404,
+                zh="没有这个有效的机器人令牌",
+            )
         return JSONResponse({"ok": True})
 
     return [

@@ -73,6 +73,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "no_player": ("没有这个玩家", "no player has that name"),
     "bad_game": ("没有这个玩法", "no such game"),
     # -- accounts --
+    "too_many_tokens": (
+        "一个账号最多持有 10 个机器人令牌，请先吊销一个",
+        "an account holds at most 10 bot tokens: revoke one first",
+    ),
+    "no_token": ("没有这个有效的机器人令牌", "you have no live bot token with that id"),
     "bad_password": ("密码长度不对", "the password has the wrong length"),
     "bad_login": ("名字或密码错误", "wrong name or password"),
     "name_taken": ("名字已被占用", "the name is taken"),
