@@ -138,12 +138,33 @@ def test_away_seat_is_played_at_once_and_taken_back(server: ServerProcess) -> No
         a, b = await Client.connect(server.ws), await Client.connect(server.ws)
         await a.join(room, seat=0)
         await b.join(room, seat=1)
-        a_task = asyncio.create_task(play_until(a, random.Random(8), lambda m: False, press=True))
-        prompt = await b.expect("prompt", timeout=30)
-        pass_or_any = next((a for a in prompt["legal"] if a["type"] == "pass"), prompt["legal"][0])
-        await b.send({"type": "act", "prompt": prompt["id"], "action": pass_or_any})
+        # Seat 1 must leave with nothing pending (a decision already asked keeps the player's own
+        # clock): both play until seat 1 has decided and seat 0 is asked again; seat 0's decision
+        # is held while seat 1 leaves — two seats decide in turn, so seat 1 has none then.
+        held: dict[str, Any] | None = None
+        b_acted, deadline = False, time.monotonic() + 30
+        while held is None:
+            assert time.monotonic() < deadline, "seat 0 was never asked after seat 1"
+            for c in (b, a):
+                while not c.queue.empty():
+                    m = c.queue.get_nowait()
+                    if m["type"] == "prompt" and c is a and b_acted:
+                        held = m
+                        break
+                    if m["type"] == "prompt":
+                        act = next((x for x in m["legal"] if x["type"] == "pass"), m["legal"][0])
+                        await c.send({"type": "act", "prompt": m["id"], "action": act})
+                        b_acted = b_acted or c is b
+                    elif m["type"] == "pause" and c.seat in m["waiting"]:
+                        await c.send({"type": "continue"})
+            await asyncio.sleep(0.01)
         token = b.token
         await b.close()  # nothing pending: 托管 plays the seat's next decisions
+        while not any(m["type"] == "away" for m in a.messages):  # seat 1 is away: now go on
+            assert time.monotonic() < deadline, "seat 1 was never away"
+            await asyncio.sleep(0.01)
+        await a.send({"type": "act", "prompt": held["id"], "action": held["legal"][0]})
+        a_task = asyncio.create_task(play_until(a, random.Random(8), lambda m: False, press=True))
         away_at = time.monotonic()
         # everyone is told at once, with the time to the escape
         await asyncio.sleep(0.5)

@@ -294,6 +294,32 @@ def test_a_finished_rooms_link_shows_the_totals_and_the_replays(server, browser)
     assert errors == [] and errors2 == []
 
 
+def test_a_press_is_not_lost_to_a_redraw(server, browser):
+    """A message that draws the page again while the button is held down (between mouse down and
+    up) does not swallow the click: the prompt is answered."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    zh_room(page, server, name="Press", hands="1")
+    page.wait_for_selector(".actions[data-prompt]", timeout=30000)
+    prompt = page.locator(".actions[data-prompt]").get_attribute("data-prompt")
+    if page.locator("button.act-pass").count():
+        button = page.locator("button.act-pass")
+    elif page.locator("button[data-discard]").count():
+        button = page.locator("button[data-discard]").last
+    else:
+        button = page.locator("button.act").first
+    box = button.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.evaluate("window.laiziPage.render()")  # as a hint or a clock arriving mid-press would
+    page.mouse.up()
+    deadline = time.monotonic() + 10
+    while page.locator(f".actions[data-prompt='{prompt}']").count():
+        assert time.monotonic() < deadline, f"prompt {prompt} was not answered"
+        time.sleep(0.02)
+    assert errors == []
+
+
 RAW = re.compile(r"\b[a-z]+_[a-z_]+\b")
 FLOAT = re.compile(r"\d+\.\d{3,}")
 

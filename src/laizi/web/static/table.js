@@ -49,6 +49,8 @@ export class TablePage {
     this.hints = null; // the server's `hints` for this seat
     this.hintTile = null; // the discard whose waits are shown (hover or first tap)
     this.raised = null; // tap-twice: the tile raised by the first tap
+    this.pressing = false; // a pointer is held down on the page: drawing waits (see render)
+    this.redraw = false; // a drawing was held back by a press
     this.tapTwice = tapTwiceDefault();
     this.pause = null; // {seconds, waiting, at}: the settlement stays
     this.continued = false;
@@ -65,6 +67,16 @@ export class TablePage {
     });
     this.timer = setInterval(() => this.tick(), 250);
     root.addEventListener("click", (e) => this.onClick(e));
+    // A press is never lost to a redraw: while a button is held down the page is not drawn again
+    // (a click whose down and up land on two different drawings of a button fires on neither);
+    // the held-back drawing follows the click.
+    root.addEventListener("pointerdown", () => { this.pressing = true; });
+    const released = () => {
+      if (!this.pressing) return;
+      this.pressing = false;
+      if (this.redraw) { this.redraw = false; setTimeout(() => this.render(), 0); }
+    };
+    for (const kind of ["pointerup", "pointercancel", "blur"]) window.addEventListener(kind, released);
     root.addEventListener("mouseover", (e) => this.onHover(e));
     root.addEventListener("mousemove", () => {
       const hand = root.querySelector(".my-hand.fresh");
@@ -339,6 +351,7 @@ export class TablePage {
   }
 
   render() {
+    if (this.pressing) { this.redraw = true; return; }
     const room = this.room;
     const m = this.model;
     const bar = this.barHtml();
