@@ -177,7 +177,7 @@ def test_the_web_client_lists_the_last_hands_notes_in_both_languages(tmp_path_fa
 
 
 def test_the_lobby_offers_the_expert_level_in_both_languages(tmp_path_factory) -> None:
-    from tests.web_browser import launch, new_page
+    from tests.web_browser import launch, new_page, open_more
 
     with ServerProcess(tmp_path_factory.mktemp("notes-lobby") / "db.sqlite3") as server:
         for browser in launch():
@@ -185,6 +185,8 @@ def test_the_lobby_offers_the_expert_level_in_both_languages(tmp_path_factory) -
                 page, errors = new_page(browser)
                 page.add_init_script(f"localStorage.setItem('laizi.lang', '{lang}')")
                 page.goto(server.http + "/")
+                page.wait_for_selector("#table-bot_level", state="attached")
+                open_more(page)  # the level is among the settings folded under 更多设置
                 page.wait_for_selector("#table-bot_level")
                 options = page.locator("#table-bot_level option").all_inner_texts()
                 assert options[-1] == expert, options
