@@ -50,9 +50,10 @@ def main():
                 sys.stdout.write("x" * 3_000_000 + "\n")
                 say(good)
             elif mode == "illegal":
-                wrong = next(
-                    a for a in ({"type": "win"}, {"type": "pung"}) if a not in message["legal"]
-                )
+                # a win, a pung or a kong it was not offered (one of the three never is: a
+                # prompt never offers all of them without a tile)
+                tries = ({"type": "win"}, {"type": "pung"}, {"type": "kong", "tile": "9z"})
+                wrong = next(a for a in tries if a not in message["legal"])
                 say({"type": "act", "prompt": message["id"], "action": wrong})
             elif mode == "stale":
                 say({"type": "act", "prompt": message["id"] - 1, "action": {"type": "pass"}})

@@ -189,6 +189,9 @@ export class TablePage {
       }
     }
     applyEvent(m, ev);
+    // A claim (or rob) prompt lives only as long as its window: once an event closes the window
+    // (托管 answered it, or play went on), the prompt is gone, never shown against a closed window.
+    if (this.prompt && (this.prompt.phase === "claim" || this.prompt.phase === "rob") && !m.claim) this.prompt = null;
     if (ev.type === "end") { this.end = ev; this.prompt = null; this.hints = null; this.raised = null; }
     const banner = BANNERS[ev.type] || (ev.type === "discard" && ev.lay_out ? "banner_lay_out" : null);
     if (banner) this.banner(ev.seat, t(banner));
