@@ -51,8 +51,8 @@ def main():
                 say(good)
             elif mode == "illegal":
                 # a win, a pung or a kong it was not offered (one of the three never is: a
-                # prompt never offers all of them without a tile)
-                tries = ({"type": "win"}, {"type": "pung"}, {"type": "kong", "tile": "9z"})
+                # prompt practically never offers all three)
+                tries = ({"type": "win"}, {"type": "pung"}, {"type": "kong", "tile": "1m"})
                 wrong = next(a for a in tries if a not in message["legal"])
                 say({"type": "act", "prompt": message["id"], "action": wrong})
             elif mode == "stale":
