@@ -36,6 +36,10 @@ from laizi.server.room import Conn
 
 __all__ = ["HELLO_SECONDS", "BotSeat", "bot_websocket"]
 
+PROMPT_TRIES = 40
+"""How often a prompt not yet pending in the room is looked for again (every PROMPT_RETRY_S)."""
+PROMPT_RETRY_S = 0.05
+
 log = logging.getLogger("laizi.server")
 
 HELLO_SECONDS = 10.0
@@ -102,11 +106,17 @@ class BotSeat:
             self.say({"type": "bye"})
             self.out.put_nowait(None)
 
-    def prompt(self, message: dict[str, Any]) -> None:
+    def prompt(self, message: dict[str, Any], tries: int = 0) -> None:
         room, seat = self.conn.room, self.conn.seat
         if room is None or seat is None or room.state is None:
             return
         pending = room.prompts.get(seat)
+        if pending is None and tries < PROMPT_TRIES and self.pending is None:
+            # Not (yet) the room's pending decision — a claim window's pause may still hold it.
+            # Look again shortly rather than leave the bot unasked until the table's clock runs
+            # out; a prompt answered meanwhile (托管) is simply never found.
+            asyncio.get_running_loop().call_later(PROMPT_RETRY_S, self.prompt, message, tries + 1)
+            return
         if pending is None or pending.id != message["id"]:
             return  # answered or gone already
         self.pending = (pending.id, list(pending.legal))
