@@ -354,7 +354,8 @@ def test_no_raw_key_and_no_float_on_any_page(server, browser, lang):
         if page.locator("[data-step=next]").is_disabled():
             break
         page.click("[data-step=next]")
-    page.click("[data-step=last]")
+    if not page.locator("[data-step=last]").is_disabled():  # a short hand: already at its end
+        page.click("[data-step=last]")
     scan(page, "replay end")
     page.goto(f"{server.http}/r/{code}")
     page.wait_for_selector(".finished, .board")
