@@ -39,7 +39,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +53,13 @@ P99_GOAL_MS = 50.0
 
 
 @contextmanager
-def redis_server(given: str | None) -> Iterator[str]:
+def _throwaway(script_name: str, given: str | None) -> Iterator[str]:
+    """``given``, or a throw-away server started (and stopped) by ``scripts/SCRIPT_NAME``."""
     if given:
         yield given
         return
-    where = tempfile.mkdtemp(prefix="laizi-bench-redis.")
-    script = str(ROOT / "scripts" / "redis.sh")
+    where = tempfile.mkdtemp(prefix=f"laizi-bench-{script_name.split('.')[0]}.")
+    script = str(ROOT / "scripts" / script_name)
     url = subprocess.run(
         ["bash", script, "start", where], capture_output=True, text=True, check=True
     ).stdout.split()[-1]
@@ -68,21 +69,12 @@ def redis_server(given: str | None) -> Iterator[str]:
         subprocess.run(["bash", script, "stop", where], capture_output=True, check=False)
 
 
-@contextmanager
-def postgres_server(given: str | None) -> Iterator[str]:
-    given = given or os.environ.get("LAIZI_TEST_POSTGRES_URL")
-    if given:
-        yield given
-        return
-    where = tempfile.mkdtemp(prefix="laizi-bench-pg.")
-    script = str(ROOT / "scripts" / "postgres.sh")
-    url = subprocess.run(
-        ["bash", script, "start", where], capture_output=True, text=True, check=True
-    ).stdout.split()[-1]
-    try:
-        yield url
-    finally:
-        subprocess.run(["bash", script, "stop", where], capture_output=True, check=False)
+def redis_server(given: str | None) -> AbstractContextManager[str]:
+    return _throwaway("redis.sh", given)
+
+
+def postgres_server(given: str | None) -> AbstractContextManager[str]:
+    return _throwaway("postgres.sh", given or os.environ.get("LAIZI_TEST_POSTGRES_URL"))
 
 
 @contextmanager
