@@ -596,6 +596,50 @@ def test_serve_with_a_bad_database_url_is_a_clear_error(url: str) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_graceful_restart_plays_nothing_for_the_people_it_disconnects(
+    tmp_path: Path, db_url: str
+) -> None:
+    """SIGTERM while a person's decision is pending: the server halts the tables before it
+    closes the connections, so the disconnect is not taken for the player leaving (no 托管, no
+    escape clock).  After the restart the same decision is still the player's, not on auto."""
+    srv = ServerProcess(tmp_path / "db.sqlite3", db_url=db_url).start()
+    try:
+        room = srv.create_room(
+            players=1, hands=2, action_seconds=60, bank_seconds=0, bot_delay_ms=0
+        )
+
+        async def first() -> tuple[Client, dict[str, Any]]:
+            c = await Client.connect(srv.ws)
+            await c.join(room["code"])
+            prompt = await c.expect("prompt")
+            await asyncio.sleep(0.2)  # the hints and everything else of this turn arrive
+            return c, prompt
+
+        c, before = run(first())
+        srv.stop()  # SIGTERM: the graceful shutdown
+        assert srv.proc is not None and srv.proc.returncode in (0, -15)  # not killed (-9)
+        srv.start()
+
+        async def second() -> None:
+            c2 = await Client.connect(srv.ws)
+            await c2.join(room["code"], token=c.token, last_seq=c.last_seq)
+            prompt = await c2.expect("prompt", timeout=10)
+            assert prompt["legal"] == before["legal"] and prompt["phase"] == before["phase"]
+            autos = [m["on"] for m in c2.messages if m["type"] == "auto"]
+            assert autos == [False]  # the player's own seat, not 托管
+            caught_up = [m for m in c2.messages if m["type"] == "event"]
+            assert not [m for m in caught_up if m["event"].get("seat") == c.seat]
+            action = prompt["legal"][0]
+            await c2.send({"type": "act", "prompt": prompt["id"], "action": action})
+            await play(c2, random.Random(5))
+
+        run(second())
+        for record in records(srv, room["code"]):
+            assert verify(record).ok
+    finally:
+        srv.stop()
+
+
 def test_a_restart_keeps_the_time_bank_and_auto_play(tmp_path: Path, db_url: str) -> None:
     srv = ServerProcess(tmp_path / "db.sqlite3", db_url=db_url).start()
     try:

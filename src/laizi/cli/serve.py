@@ -92,7 +92,7 @@ def serve(
     try:
         import uvicorn
 
-        from laizi.server.app import create_app
+        from laizi.server.app import HaltingServer, create_app
         from laizi.server.limits import ServerLimits
         from laizi.server.protocol import MAX_MESSAGE_BYTES
         from laizi.server.store import Store, default_db_url
@@ -136,7 +136,7 @@ def serve(
         Store(url).close()
     except Exception as error:
         fail(f"--db {url}: {str(error).splitlines()[0]}")
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(url, limits, cluster),
         host=host,
         port=port,
@@ -150,6 +150,7 @@ def serve(
         forwarded_allow_ips=proxies,
         server_header=False,
     )
+    HaltingServer(config).run()
 
 
 def port_problem(host: str, port: int) -> str | None:

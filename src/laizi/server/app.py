@@ -8,13 +8,16 @@ import contextlib
 import functools
 import gc
 import logging
+import socket
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, WebSocketRoute
 
+from laizi.hand import load_tables
 from laizi.server.api import api_routes, attach
 from laizi.server.bot_notes import note_routes
 from laizi.server.botseat import bot_websocket
@@ -48,6 +51,7 @@ async def lifespan(
     In a cluster (``cluster``) the process joins it instead of recovering every room: it takes
     the rooms nobody owns, and at shutdown hands its own over (``laizi.server.cluster``)."""
     node = None
+    load_tables()  # before any player's clock runs (the first hint would wait for them)
     if cluster is not None:
         from laizi.server.cluster.fence import FencedStore
         from laizi.server.cluster.node import Cluster
@@ -78,6 +82,19 @@ async def lifespan(
         hub.bookings.stop()
     hub.passwords.close()
     store.close()
+
+
+class HaltingServer(uvicorn.Server):
+    """uvicorn's server, which halts the tables (:meth:`Hub.halt`) as the first step of its
+    shutdown — before it closes the connections — so that nothing is played for a player the
+    shutdown disconnected (托管 would otherwise play on until the application's own shutdown)."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        state = getattr(self.config.app, "state", None)
+        hub = getattr(state, "hub", None)
+        if isinstance(hub, Hub):
+            hub.halt()
+        await super().shutdown(sockets)
 
 
 def create_app(

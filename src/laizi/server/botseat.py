@@ -203,7 +203,10 @@ async def _writer(ws: WebSocket, out: asyncio.Queue[str | None]) -> None:
             with contextlib.suppress(Exception):
                 await ws.close(code=1000)
             return
-        await ws.send_text(text)
+        try:
+            await ws.send_text(text)
+        except WebSocketDisconnect:  # the bot went away: the reader sees it and ends
+            return
 
 
 def _identity(hub: Hub, token: Any) -> BotIdentity | None:

@@ -59,6 +59,17 @@ class Hub:
         self.flush_scheduled = False
         self.cluster: Any = None
         """``laizi.server.cluster.node.Cluster`` when this process is part of a cluster."""
+        self.halting = False
+        """The server is stopping (:meth:`halt`): the tables stand still."""
+
+    def halt(self) -> None:
+        """The server is stopping: every table stops where it is, before the connections are
+        closed — so a player cut off by a restart or a hand-over is not played by 托管 in the
+        meantime, and no action is shown accepted that would not be written.  What was accepted
+        before is written by the last :meth:`flush`; the players reconnect (1012) and resume."""
+        self.halting = True
+        for room in self.rooms.values():
+            room.halt()
 
     def post(self, conn: Conn, message: dict[str, Any]) -> None:
         """Send a room's message once the database holds everything staged so far."""
@@ -199,6 +210,8 @@ class Hub:
 
         True when it was an action the table accepted (the message budget gives it back: the
         game's own pace bounds those)."""
+        if self.halting:  # the connection is about to close (1012): the client comes back
+            return False
         try:
             message = decode_client(text)
             if isinstance(message, Ping):
@@ -239,7 +252,8 @@ class Hub:
 
     def disconnect(self, conn: Conn) -> None:
         if conn.room is not None:
-            conn.room.disconnect(conn)
+            if not self.halting:  # stopping: not "away" (no 托管, no escape clock)
+                conn.room.disconnect(conn)
             conn.room = None
 
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from laizi.server.cluster.relay import Relay
     from laizi.server.hub import Hub
-    from laizi.server.room import Conn, Room
+    from laizi.server.room import Conn
 
 __all__ = ["Cluster", "ClusterConfig"]
 
@@ -187,8 +187,7 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         hub = self.hub
-        for room in hub.rooms.values():
-            _halt(room)
+        hub.halt()
         hub.flush()
         codes = sorted(self.leases)
         live = [code for code, room in hub.rooms.items() if room.status in LIVE]
@@ -412,7 +411,7 @@ class Cluster:
         self.leases.discard(code)
         if room is None:
             return
-        _halt(room)
+        room.halt()
         self.store.discard_staged(room.id)
         self.store.release(room.id)
         hub.held = [(c, m) for c, m in hub.held if c.room is not room]
@@ -551,13 +550,6 @@ class Cluster:
             "fenced": self.store.fenced,
             "late_beats": self.stats["late"],
         }
-
-
-def _halt(room: Room) -> None:
-    """Stop a room's clocks: nothing of it is played, sent or written any more here."""
-    for timer in list(room.timers):
-        timer.cancel()
-    room.live = False
 
 
 def refused_text(code: str) -> str:

@@ -184,6 +184,13 @@ class RoomBase:
     def loop(self) -> asyncio.AbstractEventLoop:
         return asyncio.get_running_loop()
 
+    def halt(self) -> None:
+        """Stop the room's clocks: nothing of it is played, sent or written any more in this
+        process (it is stopping, or another process took the room)."""
+        for timer in list(self.timers):
+            timer.cancel()
+        self.live = False
+
     def _later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> Timer:
         timer = Timer(self, fn, args)
         timer.handle = self.loop.call_later(delay_ms / 1000, timer.fire)
