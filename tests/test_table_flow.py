@@ -327,3 +327,71 @@ def test_a_drawn_baishan_hand_says_its_kongs_were_paid() -> None:
     details = end_details(state, [])
     assert details["drawn_kongs_paid"] is True and "how_won" not in details
     assert details["melds"] == [[], [], [], []] and details["laizi"] is None
+
+
+def test_the_summary_and_records_hold_up_to_an_attacker(server: ServerProcess) -> None:
+    """What an attacker would try on the read-only routes of a room: odd codes and hand
+    numbers get a 404, never a 500; a live room's summary holds only its finished hands (the
+    hand in play is not there, nor any hand's tiles); a burst of 60 concurrent summary requests
+    is answered in full while a player's ping still comes back at once (the reads don't hold
+    up the tables' event loop)."""
+    import concurrent.futures
+    import urllib.parse
+
+    room = server.create_room(players=1, hands=3, bot_delay_ms=0, between_hands_ms=0)
+    code = room["code"]
+    for odd in ("Z" * 5000, "%2e%2e", "../../etc", "ZZZZZZ", "é", "1" * 17):
+        for path in (f"/api/rooms/{odd}/summary", f"/api/rooms/{odd}/hands/0/notes"):
+            status, body = server.get(path.replace("é", urllib.parse.quote("é")))
+            assert status in (200, 404), (path[:40], status)
+            if status == 200:  # notes of no room: none
+                assert json.loads(body) == {"notes": []}
+    for number in ("-1", "99999999999999999999999", "0x10", "00"):
+        status, _ = server.get(f"/api/rooms/{code}/hands/{number}")
+        assert status == 404
+
+    def ended(c: Client) -> bool:
+        return any(m["type"] == "event" and m["event"]["type"] == "end" for m in c.messages)
+
+    async def main() -> float:
+        loop = asyncio.get_running_loop()
+        c = await Client.connect(server.ws)
+        await c.join(code)
+        while True:  # play until the first hand has ended and the second is dealt
+            message = await c.recv(30)
+            if message["type"] == "prompt":
+                action = random.Random(1).choice(message["legal"])
+                await c.send({"type": "act", "prompt": message["id"], "action": action})
+            elif message["type"] == "pause" and c.seat in message["waiting"]:
+                await c.send({"type": "continue"})
+            elif message["type"] == "event" and message["event"]["type"] == "deal" and ended(c):
+                break
+        status, body = await loop.run_in_executor(None, server.get, f"/api/rooms/{code}/summary")
+        live = json.loads(body)
+        assert status == 200 and live["status"] == "playing"
+        assert [h["number"] for h in live["hands"]] == [0]  # the hand in play is not shown
+        assert set(live["hands"][0]) == {
+            "number",
+            "dealer",
+            "reason",
+            "winner",
+            "payments",
+            "record",
+        }
+        assert set(live["seats"][0]) == {"seat", "kind", "name"}  # no tiles, no tokens
+        with concurrent.futures.ThreadPoolExecutor(20) as pool:
+            burst = [
+                loop.run_in_executor(pool, server.get, f"/api/rooms/{code}/summary")
+                for _ in range(60)
+            ]
+            await asyncio.sleep(0.05)
+            sent = loop.time()
+            await c.send({"type": "ping"})
+            await c.expect("pong", timeout=10)
+            took = loop.time() - sent
+            answers = await asyncio.gather(*burst)
+        assert all(status == 200 for status, _ in answers)
+        await c.close()
+        return took
+
+    assert run(main()) < 2.0

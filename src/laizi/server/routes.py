@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -77,7 +78,9 @@ async def room_info(request: Request) -> Response:
 
 async def record(request: Request) -> Response:
     code = request.path_params["code"].upper()
-    events = hub_of(request.app).store.record(code, request.path_params["number"])
+    store = hub_of(request.app).store
+    # read in a worker thread: the tables' event loop does not wait for the database
+    events = await run_in_threadpool(store.record, code, request.path_params["number"])
     if events is None:
         return JSONResponse({"error": "no finished hand with that number in that room"}, 404)
     return PlainTextResponse(to_jsonl(events), media_type="application/x-ndjson")

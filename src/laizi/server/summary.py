@@ -3,10 +3,12 @@ also for a finished room the server no longer holds in memory (read from the dat
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -69,11 +71,37 @@ def room_summary(store: Store, code: str) -> dict[str, Any] | None:
     }
 
 
+FINISHED_KEPT = 256
+"""How many finished rooms' summaries a server keeps (they never change)."""
+
+
+def _finished(request: Request) -> OrderedDict[str, dict[str, Any]]:
+    """This application's kept summaries of finished rooms, the most recently asked last."""
+    state = request.app.state
+    kept: OrderedDict[str, dict[str, Any]] | None = getattr(state, "finished_summaries", None)
+    if kept is None:
+        kept = state.finished_summaries = OrderedDict()
+    return kept
+
+
 async def summary(request: Request) -> Response:
+    """The room's summary, read in a worker thread (a long match's hands are many rows: the
+    tables' event loop does not wait for them); a finished room's is kept."""
     code = request.path_params["code"].upper()
-    body = room_summary(hub_of(request.app).store, code)
-    if body is None:
+    if not 0 < len(code) <= 16:
         return JSONResponse({"error": "no such room", "code": "not_found"}, 404)
+    kept = _finished(request)
+    body = kept.get(code)
+    if body is None:
+        body = await run_in_threadpool(room_summary, hub_of(request.app).store, code)
+        if body is None:
+            return JSONResponse({"error": "no such room", "code": "not_found"}, 404)
+        if body["status"] not in ("waiting", "playing"):
+            kept[code] = body
+            while len(kept) > FINISHED_KEPT:
+                kept.popitem(last=False)
+    else:
+        kept.move_to_end(code)
     return JSONResponse(body)
 
 
