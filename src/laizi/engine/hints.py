@@ -176,6 +176,27 @@ def _win(
     return found
 
 
+_SHAPES: OrderedDict[tuple[Any, ...], list[int]] = OrderedDict()
+_SHAPES_SIZE = 20_000
+"""Shape waits already worked out: a seat's hand is the same for a whole round of the others'
+turns, and its hints are asked again after each of their discards."""
+
+
+def shape_waits(state: HandState, counts: list[int], melds: Sequence[Meld]) -> list[int]:
+    """The ruleset's :meth:`~laizi.rules.ruleset.Ruleset.shape_waits`, remembered by what it
+    reads (the rules, the hand, its melds, the special tiles)."""
+    key = (id(state.ruleset), state.specials, tuple(counts), tuple(melds))
+    found = _SHAPES.get(key)
+    if found is None:
+        found = state.ruleset.shape_waits(counts, melds, state.specials)
+        _SHAPES[key] = found
+        if len(_SHAPES) > _SHAPES_SIZE:
+            _SHAPES.popitem(last=False)
+    else:
+        _SHAPES.move_to_end(key)
+    return found
+
+
 def _likes(state: HandState) -> list[tuple[Any, ...]]:
     """Per seat, what a settlement may read of it as a loser: its melds (not where their tiles
     came from), tiles laid out, hand size, 报听 and whether it deals.  Two discarders alike in
@@ -214,14 +235,14 @@ def _waits(
     counts: list[int],
     seen: Sequence[int],
     public: tuple[Any, ...],
+    likes: list[tuple[Any, ...]],
 ) -> list[dict[str, Any]]:
-    """The waits of the 3n+1 hand ``counts`` (set into ``table``), each with what it pays."""
+    """The waits of the 3n+1 hand ``counts`` (set into ``table``), each with what it pays;
+    ``likes``: :func:`_likes` of the state."""
     player = table.players[seat]
-    ruleset = state.ruleset
     mask = state.special_mask
-    likes = _likes(state)
     out: list[dict[str, Any]] = []
-    for tile in ruleset.shape_waits(counts, player.melds, state.specials):
+    for tile in shape_waits(state, counts, player.melds):
         reasons: list[str] = []
         # Self-drawn: the tile joins the hand.
         counts[tile] += 1
@@ -270,7 +291,7 @@ def _waits(
     return out
 
 
-def _no_win(state: HandState, table: _Table, seat: int, legal: Sequence[Any]) -> Any:
+def _no_win(state: HandState, seat: int, legal: Sequence[Any]) -> Any:
     """The tile just drawn or offered completes the shape, but no win is legal: why."""
     if any(a.type == WIN for a in legal):
         return None
@@ -283,10 +304,11 @@ def _no_win(state: HandState, table: _Table, seat: int, legal: Sequence[Any]) ->
         counts[tile] -= 1
     else:
         return None
-    if tile not in state.ruleset.shape_waits(counts, player.melds, state.specials):
+    if tile not in shape_waits(state, counts, player.melds):
         return None
     if how != "self_draw" and player.win_locked:
         return {"tile": TILE[tile], "reason": "pass_win_locked"}
+    table = _table(state, seat)
     table.players[seat].counts = player.counts[:]
     table.phase, table.turn, table.drawn = state.phase, state.turn, state.drawn
     table.claim_tile, table.claim_from = state.claim_tile, state.claim_from
@@ -298,23 +320,22 @@ def _no_win(state: HandState, table: _Table, seat: int, legal: Sequence[Any]) ->
 
 
 def seat_hints(state: HandState, seat: int) -> dict[str, Any]:
-    """``{"discards", "waits", "no_win"}`` for ``seat`` now (docs/protocol.md, ``hints``)."""
+    """``{"discards", "waits", "no_win"}`` for ``seat`` now (docs/protocol.md, ``hints``).
+
+    The shapes come first (remembered, :func:`shape_waits`): what the seat sees and what the
+    settlements read is worked out only for a hand that is ready or one discard from it."""
     out: dict[str, Any] = {"discards": None, "waits": None, "no_win": None}
     if state.phase == OVER:
         return out
     player = state.players[seat]
-    seen = seen_counts(state, seat)
     if state.phase in (CLAIM, ROB):
         legal: Sequence[Any] = state.options.get(seat, [])  # decided or not, what was offered
     else:
         legal = legal_actions(state, seat) if seat in state.to_act() else []
     size = player.size()
-    table = _table(state, seat)
-    public = _public(state, seat)
     if size % 3 == 2:
         if state.phase == TURN and state.turn == seat:
-            table.players[seat].win_locked = False  # a new draw lifted 过胡
-            found = []
+            ready = []
             tiles = sorted({a.tile for a in legal if a.type in (DISCARD, DECLARE_READY)} - {None})
             for tile in tiles:
                 assert tile is not None
@@ -322,15 +343,25 @@ def seat_hints(state: HandState, seat: int) -> dict[str, Any]:
                     continue  # laid out, not discarded: the hand stays 3n+2
                 counts = player.counts[:]
                 counts[tile] -= 1
-                # the discard stays seen: it leaves the hand for the river
-                waits = _waits(state, table, seat, counts, seen, public)
-                if waits:
-                    found.append({"tile": TILE[tile], "waits": waits})
+                if shape_waits(state, counts, player.melds):
+                    ready.append((tile, counts))
+            found = []
+            if ready:
+                table = _table(state, seat)
+                table.players[seat].win_locked = False  # a new draw lifted 过胡
+                seen = seen_counts(state, seat)  # the discard stays seen: it goes to the river
+                public, likes = _public(state, seat), _likes(state)
+                for tile, counts in ready:
+                    waits = _waits(state, table, seat, counts, seen, public, likes)
+                    if waits:
+                        found.append({"tile": TILE[tile], "waits": waits})
             out["discards"] = found
-    elif size % 3 == 1:
-        waits = _waits(state, table, seat, player.counts[:], seen, public)
+    elif size % 3 == 1 and shape_waits(state, player.counts, player.melds):
+        table, seen = _table(state, seat), seen_counts(state, seat)
+        public, likes = _public(state, seat), _likes(state)
+        waits = _waits(state, table, seat, player.counts[:], seen, public, likes)
         out["waits"] = waits or None
-    out["no_win"] = _no_win(state, _table(state, seat), seat, legal)
+    out["no_win"] = _no_win(state, seat, legal)
     return out
 
 
@@ -348,7 +379,7 @@ def discard_no_win(state: HandState, seat: int, tile: int, discarder: int) -> An
         counts[state.drawn] -= 1
     if sum(counts) % 3 != 1:
         return None
-    if tile not in state.ruleset.shape_waits(counts, player.melds, state.specials):
+    if tile not in shape_waits(state, counts, player.melds):
         return None
     if player.win_locked and not drew:
         return {"tile": TILE[tile], "reason": "pass_win_locked"}
