@@ -41,6 +41,14 @@ __all__ = ["Hub", "create_app"]
 log = logging.getLogger("laizi.server")
 
 
+GC_THRESHOLDS = (50_000, 20, 100)
+"""The collector's thresholds while serving (Python's are 700, 10, 10).  Every action makes a few
+hundred short-lived objects; with the defaults, 200 busy tables ran a young collection hundreds
+of times a second and a full one every few seconds, up to 190 ms each on the 2-core machine —
+the whole tail of the action latency (``benchmarks/bench_server.py``: p99 71–82 ms, 20.8 ms with
+these, the same run otherwise; docs/server.md).  Long-lived data is frozen at startup."""
+
+
 @contextlib.asynccontextmanager
 async def lifespan(
     app: Starlette, db_url: str, limits: ServerLimits, cluster: ClusterConfig | None = None
@@ -73,6 +81,7 @@ async def lifespan(
     # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
     gc.collect()
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     log.info("laizi server ready (%d room(s) recovered)", recovered)
     yield
     if node is not None:
