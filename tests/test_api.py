@@ -248,3 +248,22 @@ def test_a_cross_site_websocket_plays_as_a_guest(client: Any) -> None:
     assert _joined_name(client, code, "https://evil.example") == "Eve"
     # A guest may not pass for an account: the name is marked as a guest's.
     assert _joined_name(client, code, "https://evil.example", "ANN") == "ANN (游客)"
+
+
+def test_a_serving_process_raises_the_collector_thresholds(db_url: str) -> None:
+    """While serving, the collector runs less often: its full passes were the latency tail
+    (docs/server.md).  (That the hand tables are loaded before the first player is shown by
+    ``test_server.py``'s 0.3 s clock, which the first hint's table loading used to run out.)"""
+    import gc
+
+    from starlette.testclient import TestClient
+
+    from laizi.server.app import GC_THRESHOLDS, create_app
+
+    before = gc.get_threshold()
+    try:
+        with TestClient(create_app(db_url)) as client:
+            assert gc.get_threshold() == GC_THRESHOLDS == (50_000, 20, 100)
+            assert client.get("/healthz").status_code == 200
+    finally:
+        gc.set_threshold(*before)
