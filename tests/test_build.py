@@ -27,7 +27,8 @@ from laizi.cli import app
 SRC = Path(laizi.__file__).resolve().parents[1]
 SUFFIX = EXTENSION_SUFFIXES[0]
 
-# Plays seeded random hands of every preset and prints the build and a digest of the records.
+# Plays seeded random hands of every preset and steps a BatchEnv; prints the build and a digest
+# of the records and the batch's arrays.
 RECORDS_SCRIPT = """
 import hashlib, json, random, sys
 from laizi import _native
@@ -45,6 +46,16 @@ for i in range(hands):
         seat = state.to_act()[0]
         events += apply(state, rng.choice(legal_actions(state, seat)))
     digest.update(to_jsonl(events).encode())
+# the batch env (its loop is compiled too): every array of 200 steps of 16 tables
+import numpy as np
+from laizi.env.batch import BatchEnv
+batch = BatchEnv(16, "wuhan-qipi-kaikou", seed=5, reward_scale=0.5)
+arrays = batch.reset()
+rng = np.random.default_rng(0)
+for _ in range(200):
+    for array in arrays:
+        digest.update(array.tobytes())
+    arrays = batch.step(batch.random_actions(rng))
 print(json.dumps({"build": _native.build(), "digest": digest.hexdigest()}))
 """
 

@@ -1,7 +1,7 @@
 """Which build runs: the compiled hot modules, or their pure-Python sources (docs/speed.md).
 
 The hot modules (:data:`COMPILED_MODULES`) are plain, typed Python — the one source of truth.
-``pip install`` compiles them with Cython when a C compiler is there (``setup.py``) and records,
+``pip install`` compiles them with mypyc when a C compiler is there (``setup.py``) and records,
 in ``_build_info.json`` next to this file, the SHA-256 of each source it compiled.  At import,
 :class:`PureFinder` (installed by ``laizi/__init__.py``) decides per module:
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from laizi.env.aec import first_dealer, hand_seed
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
-from laizi.env.table import EnvTable
+from laizi.env.table import EnvTable, step_tables
 from laizi.rules.registry import make_ruleset
 
 __all__ = ["BatchEnv"]
@@ -94,18 +94,19 @@ class BatchEnv:
         done = self.done
         rewards.fill(0)
         done.fill(False)
-        scale = self.reward_scale
-        seats = self.seat
-        for i, table in enumerate(self.tables):
-            table.step(int(seats[i]), int(actions[i]))
-            state = table.state
-            assert state is not None
-            if state.over:
-                assert state.result is not None
-                rewards[i] = [float(p) * scale for p in state.result["payments"]]
-                done[i] = True
-                self.hands_done += 1
-                self._deal(i)
+        ended = step_tables(
+            self.tables,
+            self.seat,
+            actions.astype(np.int64, copy=False).tolist(),
+            self.obs,
+            self.mask,
+            rewards,
+            self.reward_scale,
+        )
+        for i in ended:  # a new hand at once: every row always has a decision
+            done[i] = True
+            self.hands_done += 1
+            self._deal(i)
             self._write(i)
         return self.obs, self.mask, self.seat, rewards, done
 

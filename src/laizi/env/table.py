@@ -46,7 +46,7 @@ from laizi.env.spaces import (
 )
 from laizi.rules.ruleset import Ruleset
 
-__all__ = ["EnvTable", "IllegalActionIndex", "action_index", "log2_multiplier"]
+__all__ = ["EnvTable", "IllegalActionIndex", "action_index", "log2_multiplier", "step_tables"]
 
 _PLAIN_INDEX = {"pung": PUNG_ACTION, "kong": KONG_ACTION, "win": WIN_ACTION, "pass": PASS_ACTION}
 _PHASE_COLUMN = {TURN: 2, CLAIM: 3, ROB: 4, FINAL: 5, OVER: 6}
@@ -367,3 +367,38 @@ class EnvTable:
         scalars[32] = float(own.win_locked)
         scalars[33] = state.kongs_made
         out[20] = scalars
+
+
+def step_tables(
+    tables: list[EnvTable],
+    seats: np.ndarray,
+    actions: list[int],
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    scale: float,
+) -> list[int]:
+    """:class:`~laizi.env.batch.BatchEnv`'s loop, compiled with this module: table *i* plays
+    ``actions[i]`` for seat ``seats[i]``; where its hand goes on, the next decision's seat,
+    observation and mask are written into row *i*; where it ended, its four payments × ``scale``
+    into ``rewards[i]``.  Returns the tables whose hand ended (the caller deals them again)."""
+    ended: list[int] = []
+    for i in range(len(tables)):
+        table = tables[i]
+        table.step(int(seats[i]), actions[i])
+        state = table.state
+        assert state is not None
+        if state.over:
+            result = state.result
+            assert result is not None
+            payments = result["payments"]
+            for k in range(4):
+                rewards[i, k] = float(payments[k]) * scale
+            ended.append(i)
+            continue
+        seat = table.current_seat()
+        assert seat is not None
+        seats[i] = seat
+        table.write_observation(seat, obs[i])
+        table.write_mask(seat, mask[i])
+    return ended
