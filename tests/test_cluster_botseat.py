@@ -147,3 +147,32 @@ def test_a_forwarded_bot_follows_its_room_to_the_next_owner(
         assert time.monotonic() - stopped < 60  # not the lease: handed over
         assert cluster.owner_port(code) in (front.port, None)
         assert sum(verify(front.port, code)) == 0
+
+
+def test_a_hands_bot_notes_are_answered_by_any_process(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """The bots' notes of a hand (explain_bots) live in the memory of the room's owner: asked of
+    another process, the question is forwarded there and gets the same notes."""
+    with Cluster(tmp_path, pg_url, redis_server, 2) as cluster:
+        cookie = login_cookie(cluster.nodes[0], "notesreader")  # a bots-only room needs one
+        table = {**FAST_TABLE, "players": 0, "hands": 1, "bot_level": "expert"}
+        body = {"rules": "wuhan-hongzhong-kaikou", "table": {**table, "explain_bots": True}}
+        status, _, made = http(cluster.nodes[0], "POST", "/api/rooms", body, cookie)
+        assert status == 201, made
+        code = json.loads(made)["code"]
+        owner = cluster.owner_port(code)
+        [other] = [n for n in cluster.nodes if n.port != owner]
+        assert owner is not None
+        deadline = time.monotonic() + 90
+        while json.loads(get(owner, f"/api/rooms/{code}")[1])["status"] != "over":
+            assert time.monotonic() < deadline, "the bots did not finish their hand"
+            time.sleep(0.2)
+        status, here = get(owner, f"/api/rooms/{code}/hands/0/notes")
+        assert status == 200
+        notes = json.loads(here)["notes"]
+        assert notes and all(n["hand"] == 0 and n["en"] and n["zh"] for n in notes)
+        status, there = get(other.port, f"/api/rooms/{code}/hands/0/notes")
+        assert status == 200 and json.loads(there)["notes"] == notes
+        status, body = get(other.port, "/api/rooms/NOSUCH/hands/0/notes")
+        assert status == 200 and json.loads(body) == {"notes": []}

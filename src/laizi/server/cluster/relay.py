@@ -21,9 +21,10 @@ process — with its token and ``last_seq``: the new owner sends what it missed.
 between owners (its dead owner's lease has not lapsed yet) a front keeps the joining client
 waiting (up to ``relay_wait_s``), and takes an orphaned room itself if it is asked for one.
 
-HTTP: ``POST /api/rooms`` places the room on the least-loaded process (forwarded there), and
-``GET /api/rooms/CODE`` is answered by the owner; everything else (records, accounts, the
-lobby, which lives in Redis) any process answers itself.
+HTTP: ``POST /api/rooms`` places the room on the least-loaded process (forwarded there);
+``GET /api/rooms/CODE`` and a hand's bot notes (kept in the owner's memory) are answered by the
+owner; everything else (records, summaries, accounts, the lobby, which lives in Redis) any
+process answers itself.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -45,11 +47,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from laizi import jsonsafe
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
+from laizi.server.bot_notes import notes_of
 from laizi.server.cluster.shared import ClusterQuotas
 from laizi.server.hub import hub_of
 from laizi.server.limits import MESSAGE_TEXT, LimitError, Owner
 from laizi.server.protocol import PROTOCOL_MINOR, PROTOCOL_VERSION, encode
-from laizi.server.room import Conn, new_code
+from laizi.server.room import Conn, Room, new_code
 from laizi.server.routes import ROOM_BODY_BYTES, healthz
 from laizi.server.table import TableSettings, TableSettingsError
 from laizi.server.ws import Outbox, read, writer
@@ -386,14 +389,18 @@ async def _create_room(request: Request, hub: Hub, cluster: Cluster, raw: bytes)
     return JSONResponse(room.info(), 201)
 
 
-async def room_info(request: Request) -> Response:
-    """``GET /api/rooms/CODE``: from the room's owner, wherever it is."""
+async def _at_owner(
+    request: Request, here: Callable[[Room], Response], missing: Callable[[], Response]
+) -> Response:
+    """A route about one room (``{code}``) answered by the room's owner, wherever it is:
+    ``here(room)`` when this process holds it, else the owner's answer; ``missing()`` when no
+    process holds it (or one forwarded here for a room not here any more)."""
     hub = hub_of(request.app)
     cluster: Cluster = hub.cluster
     code = request.path_params["code"].upper()
     room = hub.rooms.get(code)
     if room is not None:
-        return JSONResponse(room.info())
+        return here(room)
     if not trusted(cluster, request.headers) and len(code) <= 16:
         try:
             owner = await cluster.owner(code)
@@ -404,7 +411,26 @@ async def room_info(request: Request) -> Response:
             answer = await _forward_http(cluster, request, owner[1], None)
             if answer is not None:
                 return answer
-    return JSONResponse({"error": "no such room"}, 404)
+    return missing()
+
+
+async def room_info(request: Request) -> Response:
+    """``GET /api/rooms/CODE``: from the room's owner, wherever it is."""
+    return await _at_owner(
+        request,
+        lambda room: JSONResponse(room.info()),
+        lambda: JSONResponse({"error": "no such room"}, 404),
+    )
+
+
+async def hand_notes(request: Request) -> Response:
+    """``GET /api/rooms/CODE/hands/N/notes``: the bots' notes are kept by the room's owner."""
+    number = request.path_params["number"]
+    return await _at_owner(
+        request,
+        lambda room: JSONResponse({"notes": notes_of(room, number)}),
+        lambda: JSONResponse({"notes": []}),
+    )
 
 
 async def cluster_healthz(request: Request) -> Response:
@@ -421,4 +447,5 @@ def cluster_routes() -> list[Route]:
         Route("/healthz", cluster_healthz),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
+        Route("/api/rooms/{code}/hands/{number:int}/notes", hand_notes),
     ]
