@@ -39,18 +39,14 @@ import asyncio
 import json
 import os
 import random
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import websockets
 
-from server_process import free_port, start_server
+from server_process import report, throwaway_server
 
 DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "win")
 
@@ -512,22 +508,9 @@ def main() -> None:
     if args.port:
         result = runner(run(args))
     else:
-        with tempfile.TemporaryDirectory() as tmp:
-            args.port = free_port()
-            server = start_server(Path(tmp) / "bench.sqlite3", args.port)
-            try:
-                result = runner(run(args, server.pid))
-            finally:
-                server.send_signal(signal.SIGTERM)
-                try:
-                    server.wait(15)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>20}: {value}")
+        with throwaway_server() as (args.port, server):
+            result = runner(run(args, server.pid))
+    report(result, args.json)
 
 
 if __name__ == "__main__":

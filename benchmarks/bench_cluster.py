@@ -47,7 +47,7 @@ from typing import Any
 import websockets
 
 from bench_server import Stats, player
-from server_process import SRC, free_port
+from server_process import SRC, create_room, free_port, report
 
 ROOT = Path(__file__).resolve().parents[1]
 P99_GOAL_MS = 50.0
@@ -140,18 +140,6 @@ class Processes:
         node = r.get(f"{self.prefix}lease:{code}")
         info = None if node is None else r.get(f"{self.prefix}node:{node}")
         return None if info is None else int(json.loads(info)["address"].rsplit(":", 1)[1])
-
-
-def create_room(port: int, table: dict[str, Any]) -> str:
-    body = {"rules": "wuhan-hongzhong-kaikou", "table": table}
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/rooms",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=30) as r:
-        return str(json.loads(r.read())["code"])
 
 
 def p99(values: list[float]) -> float | None:
@@ -338,7 +326,7 @@ def main() -> None:
         parser.error("--steps: table counts 1–2000")
     with redis_server(args.redis) as redis, postgres_server(args.postgres) as server:
         result = asyncio.run(main_async(args, redis, server))
-    print(json.dumps(result) if args.json else result)
+    report(result, args.json)
 
 
 if __name__ == "__main__":

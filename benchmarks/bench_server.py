@@ -35,10 +35,7 @@ import gc
 import json
 import os
 import random
-import signal
 import statistics
-import subprocess
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -46,30 +43,19 @@ from typing import Any
 
 import websockets
 
-from server_process import free_port, start_server
+from server_process import create_room, report, throwaway_server
 
 DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "win")
 
 
-def create_room(port: int) -> str:
-    body = {
-        "rules": "wuhan-hongzhong-kaikou",
-        "table": {
-            "players": 4,
-            "hands": 64,
-            "action_seconds": 60,
-            "between_hands_ms": 500,
-            "settlement_seconds": 0,  # the scripted players never read the settlement
-        },
-    }
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/rooms",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=30) as r:
-        return str(json.loads(r.read())["code"])
+TABLE = {
+    "players": 4,
+    "hands": 64,
+    "action_seconds": 60,
+    "between_hands_ms": 500,
+    "settlement_seconds": 0,  # the scripted players never read the settlement
+}
+"""The benchmark's tables: four scripted people, matches longer than any run."""
 
 
 class Stats:
@@ -158,7 +144,7 @@ async def run(
     port: int, tables: int, seconds: float, warmup: float, seed: int, pid: int | None = None
 ) -> dict[str, Any]:
     url = f"ws://127.0.0.1:{port}/ws"
-    codes = [create_room(port) for _ in range(tables)]
+    codes = [create_room(port, TABLE) for _ in range(tables)]
     stats = Stats()
     stop = asyncio.Event()
     rng = random.Random(seed)
@@ -233,28 +219,14 @@ def main() -> None:
         pass
     if args.port:
         result = runner(run(args.port, args.tables, args.seconds, args.warmup, args.seed))
-        print(json.dumps(result) if args.json else result)
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
+    else:
         # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
         flags = ("--rooms-per-address", "5000", "--connections-per-address", "10000")
-        server = start_server(Path(tmp) / "bench.sqlite3", port, *flags)
-        try:
+        with throwaway_server(*flags) as (port, server):
             result = runner(
                 run(port, args.tables, args.seconds, args.warmup, args.seed, server.pid)
             )
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>14}: {value}")
+    report(result, args.json)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,20 @@
-"""What the server benchmarks share: a free port and a ``laizi serve`` process to measure."""
+"""What the server benchmarks share: a `laizi serve` to measure, a room on it, the report."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -36,3 +42,43 @@ def start_server(db: Path, port: int, *flags: str) -> subprocess.Popen[bytes]:
             time.sleep(0.05)
     proc.kill()
     raise SystemExit("the server did not start")
+
+
+@contextlib.contextmanager
+def throwaway_server(*flags: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """A ``laizi serve`` on a free port with a fresh SQLite file in a temporary directory:
+    ``(port, process)``; stopped (SIGTERM, then SIGKILL after 15 s) and removed at the end."""
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        server = start_server(Path(tmp) / "bench.sqlite3", port, *flags)
+        try:
+            yield port, server
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def create_room(port: int, table: dict[str, Any]) -> str:
+    """A Wuhan 红中 开口翻 room with these table settings on the server at ``port``: its code."""
+    body = {"rules": "wuhan-hongzhong-kaikou", "table": table}
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/rooms",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return str(json.loads(r.read())["code"])
+
+
+def report(result: dict[str, Any], as_json: bool) -> None:
+    """The figures: one JSON line (``--json``, INTERFACES.md), else one ``key: value`` a line."""
+    if as_json:
+        print(json.dumps(result))
+        return
+    width = max(map(len, result), default=0)
+    for key, value in result.items():
+        print(f"{key:>{width}}: {value}")

@@ -28,34 +28,31 @@ if ! command -v node >/dev/null; then
     apt-get update -q
     apt-get install -y -q nodejs
 fi
+started=()  # "script dir" of each throw-away server, stopped on exit
 cleanup() {
-    if [ -n "${pgdir:-}" ]; then bash scripts/postgres.sh stop "$pgdir"; fi
-    if [ -n "${redisdir:-}" ]; then bash scripts/redis.sh stop "$redisdir"; fi
+    local entry
+    for entry in "${started[@]}"; do bash scripts/${entry% *}.sh stop "${entry#* }"; done
 }
 trap cleanup EXIT
-if [ -z "${LAIZI_TEST_POSTGRES_URL:-}" ]; then
-    pgdir=$(mktemp -d /tmp/laizi-test-pg.XXXXXX)
-    if bash scripts/postgres.sh install && url=$(bash scripts/postgres.sh start "$pgdir"); then
-        export LAIZI_TEST_POSTGRES_URL=$url
+# throwaway VAR SCRIPT WHAT: unless VAR is set, install and start a throw-away server with
+# scripts/SCRIPT.sh and export its URL as VAR; CI fails without it, a local run warns.
+throwaway() {
+    local var=$1 script=$2 what=$3 dir url
+    if [ -n "${!var:-}" ]; then return 0; fi
+    dir=$(mktemp -d "/tmp/laizi-test-$script.XXXXXX")
+    if bash "scripts/$script.sh" install && url=$(bash "scripts/$script.sh" start "$dir"); then
+        started+=("$script $dir")
+        export "$var=$url"
     elif [ "${CI:-}" = true ]; then
-        echo "PostgreSQL could not be started; CI needs it" >&2
+        echo "$what could not be started; CI needs it" >&2
         exit 1
     else
-        echo "warning: PostgreSQL could not be started: its tests will be skipped" >&2
+        echo "warning: $what could not be started: its tests will be skipped" >&2
     fi
-fi
+}
+throwaway LAIZI_TEST_POSTGRES_URL postgres PostgreSQL
 # The cluster tests (issue 16) coordinate through Redis: Debian's redis-server, a throw-away one.
-if [ -z "${LAIZI_TEST_REDIS_URL:-}" ]; then
-    redisdir=$(mktemp -d /tmp/laizi-test-redis.XXXXXX)
-    if bash scripts/redis.sh install && url=$(bash scripts/redis.sh start "$redisdir"); then
-        export LAIZI_TEST_REDIS_URL=$url
-    elif [ "${CI:-}" = true ]; then
-        echo "Redis could not be started; CI needs it" >&2
-        exit 1
-    else
-        echo "warning: Redis could not be started: the cluster tests will be skipped" >&2
-    fi
-fi
+throwaway LAIZI_TEST_REDIS_URL redis Redis
 python3 -m ruff check .
 python3 -m ruff format --check .
 python3 -m mypy
