@@ -15,7 +15,16 @@ from laizi.rules import PRESETS, Settings
 from laizi.server.schema import room_schema
 from laizi.server.table import TableSettings
 from tests.server_helpers import ServerProcess
-from tests.web_browser import click_once, create_room, launch, new_page, open_more, play_until, shot
+from tests.web_browser import (
+    PHONE,
+    click_once,
+    create_room,
+    launch,
+    new_page,
+    open_more,
+    play_until,
+    shot,
+)
 
 
 @pytest.fixture(scope="module")
@@ -199,13 +208,7 @@ def test_reload_mid_hand_resumes_the_same_seat_and_hand(server, browser):
 
 
 def test_phone_portrait(server, browser):
-    page, errors = new_page(
-        browser,
-        viewport={"width": 390, "height": 844},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
+    page, errors = new_page(browser, **PHONE)
     create_room(page, server.http, name="Phone", hands="1")
     page.wait_for_selector(".actions[data-prompt]")
     width = page.evaluate("document.documentElement.scrollWidth")

@@ -14,7 +14,16 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.server_helpers import ServerProcess
-from tests.web_browser import click_once, create_room, launch, new_page, open_more, play_until, shot
+from tests.web_browser import (
+    PHONE,
+    click_once,
+    create_room,
+    launch,
+    new_page,
+    open_more,
+    play_until,
+    shot,
+)
 
 GOLD = "rgb(224, 161, 0)"  # the laizi's colour (style.css --gold)
 
@@ -143,13 +152,7 @@ def test_the_status_names_exactly_what_is_offered(server, browser):
 
 
 def test_a_phone_taps_a_tile_twice_to_discard(server, browser):
-    page, errors = new_page(
-        browser,
-        viewport={"width": 390, "height": 844},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
+    page, errors = new_page(browser, **PHONE)
     zh_room(page, server, name="Tap", hands="1")
     page.wait_for_selector(".my-hand.tap-two")
     page.wait_for_selector("button[data-discard]")

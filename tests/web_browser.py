@@ -65,6 +65,15 @@ def new_page(browser: Browser, **options: Any) -> tuple[Page, list[str]]:
     return page, errors
 
 
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+"""A 390×844 phone held upright (issue 15's phone), for :func:`new_page`."""
+
+
 def shot(page: Page, name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
