@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from aec_loop import play_random
+
 ROOT = Path(__file__).resolve().parents[1]
 _IMPORT = re.compile(r"\b(from|import) laizi\b")
 _DOTTED = re.compile(r"(?<!b)([\"'])laizi\.")  # module paths in strings, not byte strings
@@ -91,24 +93,11 @@ def engine_load(pkg: str, hands: int) -> float:
 
 def env_load(pkg: str, hands: int) -> float:
     """AEC steps per CPU second."""
-    import numpy as np
-
     wuhan_v0 = importlib.import_module(f"{pkg}.env.wuhan_v0")
     env = wuhan_v0.raw_env("wuhan-hongzhong-kaikou")
     env.reset(seed=3)
-    rng = random.Random(3)
-    steps = 0
     start = time.process_time()
-    for _ in range(hands):
-        while env.agents:
-            obs, _r, terminated, truncated, _i = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[int(rng.random() * len(legal))]))
-            steps += 1
-        env.reset()
+    steps = play_random(env, hands, random.Random(3))
     return steps / (time.process_time() - start)
 
 

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import numpy as np
 
+from aec_loop import play_random
 from laizi import _native
 from laizi.env import baishan_v0, wuhan_v0
 from laizi.env.batch import BatchEnv
@@ -59,17 +60,8 @@ def run_aec(
         env.reset(seed=seed)
         start = time.process_time()
         wall_start = time.perf_counter()
-        for _ in range(hands):
-            while env.agents:
-                obs, _reward, terminated, truncated, _info = env.last()
-                if terminated or truncated:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[int(rng.random() * len(legal))]))
-                steps += 1
-            played += 1
-            env.reset()
+        steps += play_random(env, hands, rng)
+        played += hands
         elapsed += time.process_time() - start
         wall += time.perf_counter() - wall_start
     return elapsed, wall, steps, played
