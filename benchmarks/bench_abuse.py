@@ -42,64 +42,19 @@ import random
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import websockets
 
 from server_process import report, throwaway_server
 
-DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "win")
-
-
-def address(n: int) -> str:
-    """The n-th attacker address: 127.0.1.1, 127.0.1.2, … (never 127.0.0.1)."""
-    return f"127.0.{n // 200 + 1}.{n % 200 + 1}"
-
-
-async def http(
-    port: int,
-    method: str,
-    path: str,
-    body: Any = None,
-    cookie: str = "",
-    source: str = "127.0.0.1",
-) -> tuple[int, dict[str, str], Any]:
-    """One HTTP/1.1 request from the address ``source``."""
-    data = b"" if body is None else json.dumps(body).encode()
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
-    head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
-    if cookie:
-        head += f"Cookie: {cookie}\r\n"
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
-    try:
-        writer.write(head.encode() + b"\r\n" + data)
-        await writer.drain()
-        raw = await reader.read()
-    finally:
-        writer.close()
-    top, _, content = raw.partition(b"\r\n\r\n")
-    lines = top.decode("latin-1").split("\r\n")
-    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-    try:
-        parsed = json.loads(content)
-    except ValueError:
-        parsed = None
-    return int(lines[0].split()[1]), headers, parsed
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the attacker's tools are the tests'
+from tests.limits_helpers import DECISIONS, address, http, messages_of, ws_connect
 
 
 async def connect(port: int, source: str = "127.0.0.1") -> Any:
-    return await websockets.connect(
-        f"ws://127.0.0.1:{port}/ws",
-        max_size=2**22,
-        open_timeout=60,
-        compression=None,
-        local_addr=(source, 0),
-    )
-
-
-def frames(raw: str | bytes) -> list[dict[str, Any]]:
-    frame = json.loads(raw)
-    return frame if isinstance(frame, list) else [frame]
+    return await ws_connect(f"ws://127.0.0.1:{port}/ws", source)
 
 
 class Measure:
@@ -150,7 +105,7 @@ async def player(
                 raw = await asyncio.wait_for(ws.recv(), 1.0)
             except TimeoutError:
                 continue
-            for message in frames(raw):
+            for message in messages_of(raw):
                 kind = message["type"]
                 if kind == "event":
                     event = message["event"]
@@ -262,7 +217,7 @@ async def spectator(attack: Attack, n: int, room: str, arrive: float, leave: flo
     async def watch() -> None:
         try:
             async for raw in ws:
-                for message in frames(raw):
+                for message in messages_of(raw):
                     if message["type"] == "joined":
                         attack.counts["spectate:joined"] += 1
                     elif message["type"] == "error":
@@ -356,7 +311,7 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
                     "POST",
                     "/api/rooms",
                     {"table": table},
-                    cookie=cookie,
+                    headers={"Cookie": cookie},
                     source=address(800 + a),
                 )
                 if status != 201:
