@@ -47,14 +47,19 @@ from typing import Any
 
 import websockets
 
+from bench_server import player
 from server_process import report, throwaway_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the attacker's tools are the tests'
-from tests.limits_helpers import DECISIONS, address, http, messages_of, ws_connect
+from tests.limits_helpers import address, http, messages_of, ws_connect
 
 
 async def connect(port: int, source: str = "127.0.0.1") -> Any:
     return await ws_connect(f"ws://127.0.0.1:{port}/ws", source)
+
+
+THINK = (0.05, 0.15)
+"""The measured tables' people think 50–150 ms (bench_server.py's: 100–300 ms)."""
 
 
 class Measure:
@@ -69,63 +74,17 @@ class Measure:
         if self.phase is not None:
             self.latencies.setdefault(self.phase, []).append(ms)
 
+    def latency(self, seconds: float) -> None:
+        self.record(seconds * 1000)
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] += 1
+
     def p99(self, phase: str) -> float | None:
         values = sorted(self.latencies.get(phase, []))
         if not values:
             return None
         return round(values[min(len(values) - 1, int(len(values) * 0.99))], 2)
-
-
-async def player(
-    port: int, code: str, seat: int, measure: Measure, stop: asyncio.Event, rng: random.Random
-) -> None:
-    """One scripted person of a measured table."""
-    try:
-        ws = await connect(port)
-    except Exception:
-        measure.errors["connect"] += 1
-        return
-    sent_at: list[float] = []
-    pending: set[asyncio.Task[None]] = set()
-
-    async def answer(prompt: dict[str, Any]) -> None:
-        await asyncio.sleep(rng.uniform(0.05, 0.15))
-        if stop.is_set():
-            return
-        legal = prompt["legal"]
-        wins = [a for a in legal if a["type"] == "win"]
-        action = wins[0] if wins else rng.choice(legal)
-        sent_at[:] = [time.perf_counter()]
-        await ws.send(json.dumps({"type": "act", "prompt": prompt["id"], "action": action}))
-
-    try:
-        await ws.send(json.dumps({"type": "join", "room": code, "seat": seat}))
-        while not stop.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), 1.0)
-            except TimeoutError:
-                continue
-            for message in messages_of(raw):
-                kind = message["type"]
-                if kind == "event":
-                    event = message["event"]
-                    if sent_at and event.get("seat") == seat and event["type"] in DECISIONS:
-                        measure.record((time.perf_counter() - sent_at[0]) * 1000)
-                        sent_at.clear()
-                elif kind == "prompt":
-                    pending.add(asyncio.create_task(answer(message)))
-                elif kind == "error":
-                    measure.errors["error:" + message["code"]] += 1
-                elif kind == "auto" and message["on"]:
-                    measure.errors["timeout"] += 1
-            pending = {t for t in pending if not t.done()}
-    except websockets.ConnectionClosed:
-        if not stop.is_set():
-            measure.errors["disconnected"] += 1
-    finally:
-        for task in pending:
-            task.cancel()
-        await ws.close()
 
 
 # -- the attacks -----------------------------------------------------------------------------------
@@ -321,6 +280,7 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
     # The measured tables.
     tasks = []
     rng = random.Random(args.seed)
+    url = f"ws://127.0.0.1:{port}/ws"
     for _ in range(args.tables):
         table = {"players": 4, "hands": 64, "action_seconds": 60, "between_hands_ms": 500}
         status, _, answer = await http(port, "POST", "/api/rooms", {"table": table})
@@ -329,7 +289,9 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
         for seat in range(4):
             r = random.Random(rng.getrandbits(64))
             tasks.append(
-                asyncio.create_task(player(port, answer["code"], seat, measure, stop_tables, r))
+                asyncio.create_task(
+                    player(url, answer["code"], seat, measure, stop_tables, r, THINK)
+                )
             )
     await asyncio.sleep(args.warmup)
 

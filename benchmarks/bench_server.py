@@ -39,7 +39,7 @@ import statistics
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import websockets
 
@@ -70,11 +70,32 @@ class Stats:
         self.errors += 1
         self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
 
+    def latency(self, seconds: float) -> None:
+        """One action's latency (counted while measuring)."""
+        if self.measuring:
+            self.latencies.append(seconds)
+            self.actions += 1
+
+
+class Measured(Protocol):
+    """Where a :func:`player` reports (``Stats`` here, ``bench_abuse.py``'s ``Measure``)."""
+
+    def error(self, kind: str) -> None: ...
+
+    def latency(self, seconds: float) -> None: ...
+
 
 async def player(
-    url: str, code: str, seat: int, stats: Stats, stop: asyncio.Event, rng: random.Random
+    url: str,
+    code: str,
+    seat: int,
+    stats: Measured,
+    stop: asyncio.Event,
+    rng: random.Random,
+    think: tuple[float, float] = (0.1, 0.3),
 ) -> None:
-    """One scripted person: join the seat, answer each prompt after a 100–300 ms think."""
+    """One scripted person: join the seat, answer each prompt after a think of ``think``
+    seconds (uniform; 100–300 ms), a win when offered, else a random legal action."""
     try:
         ws = await websockets.connect(url, max_size=2**22, open_timeout=60, compression=None)
     except Exception:
@@ -83,7 +104,7 @@ async def player(
     sent_at: list[float] = []
 
     async def answer(prompt: dict[str, Any]) -> None:
-        await asyncio.sleep(rng.uniform(0.1, 0.3))
+        await asyncio.sleep(rng.uniform(*think))
         if stop.is_set():
             return
         legal = prompt["legal"]
@@ -97,9 +118,7 @@ async def player(
         if kind == "event":
             event = message["event"]
             if sent_at and event.get("seat") == seat and event["type"] in DECISIONS:
-                if stats.measuring:
-                    stats.latencies.append(time.perf_counter() - sent_at[0])
-                    stats.actions += 1
+                stats.latency(time.perf_counter() - sent_at[0])
                 sent_at.clear()
         elif kind == "prompt":
             tasks.add(asyncio.create_task(answer(message)))
