@@ -289,12 +289,13 @@ def test_streams_carry_counts_fans_the_end_and_spectators_the_clock(
                 # draw from the back comes in the same batch and carries them)
                 shown = next(x for x in events[i:] if "counts" in x)
                 assert shown["counts"][e["seat"]]["opened"] >= 1
-        ends = [e for e in events if e["type"] == "end"]
+        ends = [i for i, e in enumerate(events) if e["type"] == "end"]
         assert ends
-        for i, end in enumerate(ends):
+        for at in ends:
+            end = events[at]
             assert len(end["melds"]) == 4 and len(end["laid_out"]) == 4 and end["laizi"] is None
-            if end["reason"] == "win":
-                win = [e for e in events if e["type"] == "win"][i]
+            if end["reason"] == "win":  # the win of this hand: the last one before its end
+                win = [e for e in events[:at] if e["type"] == "win"][-1]
                 assert end["how_won"]["tile"] == win["tile"]
                 assert end["how_won"]["how"] == win["how"]
                 assert end["how_won"]["last_tile"] is False
