@@ -476,7 +476,7 @@ def test_players_entropy_is_committed_to_first_dealt_in_and_verified(
 def test_a_deal_waits_only_so_long_for_a_silent_contributor(server: ServerProcess) -> None:
     """A 1.1 client that never answers ``commit`` delays the deal by ``entropy_wait_ms`` at
     most; the hand is then dealt from what arrived (here: nothing, so the secret alone)."""
-    room = server.create_room(players=1, hands=1, entropy_wait_ms=400, bot_delay_ms=0)
+    room = server.create_room(players=1, hands=1, entropy_wait_ms=1000, bot_delay_ms=0)
 
     async def main() -> tuple[float, dict[str, Any]]:
         loop = asyncio.get_running_loop()
@@ -499,7 +499,8 @@ def test_a_deal_waits_only_so_long_for_a_silent_contributor(server: ServerProces
         return waited, start
 
     waited, _ = run(main())
-    assert 0.3 <= waited <= 3.0
+    # 1 s from when the server sent ``commit``, which may reach us late on a loaded machine
+    assert 0.5 <= waited <= 3.5
 
 
 @pytest.mark.parametrize(

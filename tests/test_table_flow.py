@@ -124,7 +124,8 @@ def test_nobody_presses_the_deal_comes_after_settlement_seconds(server: ServerPr
         ended = time.monotonic()
         await play_until(c, random.Random(7), is_start)
         waited = time.monotonic() - ended
-        assert 1.2 <= waited < 6.0
+        # 1.5 s from when the server sent the pause; it may reach us late on a loaded machine
+        assert 0.8 <= waited < 6.0
 
     run(main())
 
