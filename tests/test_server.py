@@ -319,6 +319,7 @@ def test_timeout_plays_the_safe_default_and_auto_play_until_the_player_acts(
         bank_seconds=0.2,
         bot_delay_ms=20,
         between_hands_ms=0,
+        settlement_seconds=0,  # no settlement to wait on (its pause is tested elsewhere)
     )
 
     async def main() -> Client:
