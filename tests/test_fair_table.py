@@ -295,6 +295,54 @@ def test_auto_off_every_1_5_s_no_longer_holds_the_turn(server: ServerProcess) ->
     assert first_own is None or first_own["type"] in ("discard", "abandon")
 
 
+def test_taking_the_seat_back_after_its_time_ran_out_keeps_auto_play_off(
+    server: ServerProcess,
+) -> None:
+    """托管 on while a decision is asked (托管 would decide it after ``bot_delay_ms``, 3 s);
+    once the decision's own time (0.3 s + 0.2 s bank) is spent the player turns 托管 off: the
+    decision gets the safe default at once — no fresh time — and 托管 stays off (before, the
+    spent clock timed out at once and put the seat straight back on 托管)."""
+    room = server.create_room(
+        players=1,
+        hands=1,
+        action_seconds=0.3,
+        bank_seconds=0.2,
+        bot_delay_ms=3000,
+        between_hands_ms=0,
+    )
+
+    async def main() -> tuple[float, list[dict[str, Any]]]:
+        loop = asyncio.get_running_loop()
+        c = await Client.connect(server.ws)
+        await c.join(room["code"])
+        await c.expect("prompt")
+        await c.send({"type": "auto", "on": True})
+        while (await c.expect("auto"))["on"] is not True:
+            pass
+        await asyncio.sleep(0.8)
+        back = loop.time()
+        await c.send({"type": "auto", "on": False})
+        decided = None
+        after: list[dict[str, Any]] = []
+        while loop.time() - back < 1.5:
+            try:
+                message = await c.recv(0.1)
+            except TimeoutError:
+                continue
+            after.append(message)
+            event = message.get("event", {})
+            if decided is None and message["type"] == "event" and event.get("seat") == c.seat:
+                decided = loop.time() - back
+        await c.close()
+        assert decided is not None, "the spent decision was not played"
+        return decided, after
+
+    decided, after = run(main())
+    assert decided < 1.0  # at once, not after 托管's 3 s
+    autos = [m["on"] for m in after if m["type"] == "auto"]
+    assert autos == [False]  # turned off, and not back on
+
+
 def test_resync_and_auto_messages_never_give_a_fresh_prompt(server: ServerProcess) -> None:
     """Resync every 0.3 s while the clock runs: the prompt comes again with the same id and the
     time already used, and the seat times out 2 s after the server asked.  A resync that

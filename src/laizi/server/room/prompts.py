@@ -52,9 +52,27 @@ class Prompts(RoomBase):
     def set_auto(self, conn: Conn, on: bool) -> None:
         if conn.seat is None or conn.spectator:
             raise ProtocolError("not_seated", "spectators have no seat to put on auto-play")
-        self.seats[conn.seat].away_auto = False  # the player's own choice from now on
-        self._set_auto(conn.seat, on, shown=True)
+        seat = conn.seat
+        self.seats[seat].away_auto = False  # the player's own choice from now on
+        if not on:
+            self._decide_if_spent(seat)
+        self._set_auto(seat, on, shown=True)
         self._refresh_prompts()
+
+    def _decide_if_spent(self, seat: int) -> None:
+        """The player takes the seat back from 托管: a pending decision whose time — counted
+        from when it was asked, with the bank — is already spent gets the safe default now, as
+        a time-out would, but 托管 stays off: the player's next decision is theirs.  (Time
+        spent never comes back; nor does it put the seat straight back on 托管.)"""
+        prompt = self.prompts.get(seat)
+        state = self.state
+        if prompt is None or state is None:
+            return
+        s = self.seats[seat]
+        if self.loop.time() < prompt.started + self.table.action_seconds + s.bank:
+            return
+        s.bank = 0.0
+        self._play(seat, safe_default(view(state, seat), prompt.legal))
 
     def _set_auto(self, seat: int, on: bool, shown: bool = True) -> None:
         s = self.seats[seat]
