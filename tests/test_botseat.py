@@ -17,6 +17,11 @@ import pytest
 import websockets
 
 from laizi.botproto.bridge import BridgeError, connect
+from laizi.engine import legal_actions, make_ruleset, new_hand
+from laizi.server.accounts import Account
+from laizi.server.botseat import BotSeat
+from laizi.server.bottokens import BotIdentity
+from laizi.server.room.base import Prompt
 from tests.server_helpers import ServerProcess, http, login_cookie
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -282,3 +287,62 @@ def test_a_flooding_bot_is_cut_off_and_the_table_goes_on(tmp_path: Path) -> None
                 break
             time.sleep(0.1)
         assert info["status"] == "over"
+
+
+class _FakeRoom:
+    """What a bot seat reads of its room: the hand and the seat's pending decision."""
+
+    def __init__(self) -> None:
+        self.state, _ = new_hand(make_ruleset("baishan"), 0, seed=bytes(32))
+        self.prompts: dict[int, Prompt] = {}
+
+
+class _FakeHub:
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+
+    def handle(self, conn: Any, frame: str) -> bool:
+        self.frames.append(json.loads(frame))
+        return True
+
+
+def test_a_prompt_that_supersedes_an_unanswered_one_is_still_asked() -> None:
+    """The bot was asked a decision the room then dropped (another seat's claim closed the
+    window); the seat's next prompt arrives while the room still holds it back (the claim
+    window's pause).  The bot must be asked it once the room makes it pending — it used to be
+    dropped, and the table's clock played it (a ``timeout`` notice for a bot that answers at
+    once)."""
+    room, hub = _FakeRoom(), _FakeHub()
+    out: asyncio.Queue[str | None] = asyncio.Queue()
+    identity = BotIdentity(Account(1, "owner", 0.0), 1, "research bot")
+    bot = BotSeat(hub, identity, out)  # type: ignore[arg-type]
+    bot.conn.room, bot.conn.seat = room, 0  # type: ignore[assignment]
+    legal = legal_actions(room.state, 0)
+    told = {"type": "prompt", "phase": room.state.phase, "seconds": 15, "bank": 60}
+
+    def sent() -> list[int]:
+        asked = []
+        while not out.empty():
+            frame = out.get_nowait()
+            assert frame is not None
+            asked += [json.loads(frame)["id"]] if '"type":"prompt"' in frame else []
+        return asked
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        room.prompts[0] = Prompt(5, 0, legal, 0.0)
+        bot.from_table({**told, "id": 5, "legal": []})  # asked; not answered yet
+        del room.prompts[0]  # the room dropped it
+        bot.from_table({**told, "id": 9, "legal": []})  # the next one, still held back
+        await asyncio.sleep(0.12)
+        room.prompts[0] = Prompt(9, 0, legal, 0.0)  # the pause ends
+        await asyncio.sleep(0.12)
+        first = sent()
+        bot.from_table({**told, "id": 9, "legal": []})  # told again: not asked twice
+        return first, sent()
+
+    assert asyncio.run(scenario()) == ([5, 9], [])
+    assert bot.pending is not None and bot.pending[0] == 9
+    action = legal[0].to_json()
+    del action["seat"]
+    assert bot.answer(json.dumps({"type": "act", "prompt": 9, "action": action}).encode())
+    assert hub.frames == [{"type": "act", "prompt": 9, "action": action}]

@@ -63,6 +63,9 @@ class BotSeat:
         shown = (account.name[: 32 - len(BOT_MARK)] + BOT_MARK) if account else ""
         self.conn.account = dataclasses.replace(account, name=shown)
         self.pending: tuple[int, list[Action]] | None = None
+        """The decision the bot was asked and has not answered: (prompt id, legal actions)."""
+        self.newest = -1
+        """The newest prompt id the table told this seat."""
         self.incidents: list[dict[str, Any]] = []
         self.over = False
 
@@ -110,15 +113,28 @@ class BotSeat:
         room, seat = self.conn.room, self.conn.seat
         if room is None or seat is None or room.state is None:
             return
+        asked = message["id"]
+        if tries == 0:
+            # The room holds one decision per seat: a newer prompt supersedes the one the bot
+            # was asked before (a claim window another seat's claim closed), whose answer the
+            # room would refuse anyway.  Left pending, it kept this prompt from being looked
+            # for again below, and the bot was never asked it: the table's clock played it.
+            if self.pending is not None and self.pending[0] != asked:
+                self.pending = None
+            self.newest = max(self.newest, asked)
+        elif asked < self.newest:
+            return  # a newer prompt came meanwhile
         pending = room.prompts.get(seat)
-        if pending is None and tries < PROMPT_TRIES and self.pending is None:
+        if pending is None and tries < PROMPT_TRIES:
             # Not (yet) the room's pending decision — a claim window's pause may still hold it.
             # Look again shortly rather than leave the bot unasked until the table's clock runs
             # out; a prompt answered meanwhile (托管) is simply never found.
             asyncio.get_running_loop().call_later(PROMPT_RETRY_S, self.prompt, message, tries + 1)
             return
-        if pending is None or pending.id != message["id"]:
+        if pending is None or pending.id != asked:
             return  # answered or gone already
+        if self.pending is not None and self.pending[0] == asked:
+            return  # asked already (the same prompt told again)
         self.pending = (pending.id, list(pending.legal))
         left = max(0.0, message["seconds"] + message["bank"] - message.get("elapsed", 0.0))
         self.say(
