@@ -90,7 +90,7 @@ def main() -> None:
         "--speed-hands",
         type=int,
         default=200,
-        help="hands of self-play per bot and preset for hands/s (200)",
+        help="hands of self-play per bot and preset for hands/s (200; 0: none)",
     )
     parser.add_argument("--only", default="", help="comma list of presets to run (default all)")
     parser.add_argument(
@@ -145,7 +145,7 @@ def main() -> None:
     for rules in presets:
         if rules not in PRESETS:
             continue
-        for bot in BOTS:
+        for bot in BOTS if args.speed_hands > 0 else ():  # --speed-hands 0: no self-play
             name = expert if bot == "expert" else bot
             report = simulate([name] * 4, rules, hands=args.speed_hands, seed=args.seed)
             figures[f"hands_per_s_{bot}_{rules}"] = report["hands_per_s"]

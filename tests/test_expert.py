@@ -250,7 +250,7 @@ def test_arena_smoke_expert_against_strong():
     assert report["hands"] == 1 and report["hands_played"] == 4
     low, high = report["diff_ci95"]
     assert low <= report["diff_mean"] <= high
-    assert isinstance(report["decided"], bool)
+    assert report["decided"] is False  # one wall's interval is a point: it decides nothing
     assert report["walls_needed"] is None  # one wall says nothing about the spread
 
 
@@ -283,3 +283,13 @@ def test_the_arena_says_whether_it_is_decided_in_both_languages():
     assert walls_needed(report["diff_mean"], report["diff_stdev"], 3) == report["walls_needed"]
     undecided = _arena_cli("greedy", "strong", *common, "--lang", "en")
     assert f"about {report['walls_needed']} walls (--hands {report['walls_needed']})" in undecided
+
+
+def test_one_wall_is_never_called_decided():
+    """Greedy beats random on nearly every wall, but one wall's interval is just its value."""
+    one = ("greedy", "random", "--rules", "baishan", "--hands", "1", "--seed", "1")
+    assert json.loads(_arena_cli(*one, "--json").splitlines()[-1])["decided"] is False
+    english = _arena_cli(*one, "--lang", "en")
+    assert "not decided: one wall says nothing about the spread; play at least two" in english
+    chinese = _arena_cli(*one, "--lang", "zh")
+    assert "未判定：一副牌看不出离散度，至少要 2 副（--hands 2）" in chinese

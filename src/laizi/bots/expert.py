@@ -33,7 +33,7 @@ from typing import Any
 
 from laizi import hand as shapes
 from laizi.bots.base import register
-from laizi.bots.search import Evaluator, public_melds, sample_worlds
+from laizi.bots.search import ROUND_HAZARD, Evaluator, public_melds, sample_worlds
 from laizi.bots.strong import StrongBot, tile_danger
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import CHOW, KONG, PASS, PUNG, WIN, Action
@@ -92,6 +92,9 @@ class ExpertBot(StrongBot):
     shape_weight = 0.05
     """Points one unit of strong's efficiency score (about one useful tile) is worth."""
     wait_share = WAIT_SHARE
+    round_hazard = ROUND_HAZARD
+    """Chance per round that an opponent who is surely ready ends the hand (scaled by each
+    opponent's readiness in the play-outs)."""
 
     def __init__(self, rules: Any, seed: int = 0, budget_ms: float | None = None) -> None:
         super().__init__(rules, seed)
@@ -129,7 +132,8 @@ class ExpertBot(StrongBot):
         if self._evaluator is None:
             rng = random.Random(f"{self.seed}:{self._decision}")
             worlds = sample_worlds(table, self.samples, rng)
-            hazard = min(0.9, sum(self.ready_chance(table, o) for o in table.opponents) * 0.16)
+            threat = sum(self.ready_chance(table, o) for o in table.opponents)
+            hazard = min(0.9, threat * self.round_hazard)
             self._evaluator = Evaluator(
                 self.ruleset, self.strategy, table, worlds, hazard, self._values, self.work
             )

@@ -150,6 +150,12 @@ def _verdict(report: dict[str, Any], lang: Lang) -> str:
             f"decided: the 95% interval excludes zero — {better} is stronger than {worse}",
         )
     needed = report["walls_needed"]
+    if report["hands"] < 2:
+        return pick(
+            lang,
+            "未判定：一副牌看不出离散度，至少要 2 副（--hands 2）",
+            "not decided: one wall says nothing about the spread; play at least two (--hands 2)",
+        )
     if needed is None:
         return pick(
             lang,

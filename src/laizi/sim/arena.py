@@ -144,7 +144,7 @@ def arena(
         "diff_mean": mean,
         "diff_ci95": [low, high],
         "diff_stdev": stdev,
-        "decided": decided(low, high),
+        "decided": decided(low, high, walls),
         "walls_needed": walls_needed(mean, stdev, walls),
         "hands_per_s": played / seconds,
         "seconds": seconds,
@@ -186,7 +186,7 @@ class _RunningBar:
 
     def update(self, diffs: list[Fraction]) -> None:
         mean, low, high = mean_ci95(diffs)
-        mark = "✓" if decided(low, high) else "?"
+        mark = "✓" if decided(low, high, len(diffs)) else "?"
         self.progress.update(
             self.task,
             completed=len(diffs),

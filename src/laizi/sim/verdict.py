@@ -25,8 +25,15 @@ __all__ = ["Z95", "decided", "spread", "walls_needed"]
 Z95 = 1.96
 
 
-def decided(low: float, high: float) -> bool:
-    """Does the 95% interval ``[low, high]`` exclude zero?"""
+def decided(low: float, high: float, walls: int | None = None) -> bool:
+    """Does the 95% interval ``[low, high]`` exclude zero?  Never over fewer than two ``walls``:
+    one wall's interval is its own value, which says nothing about the spread.
+
+    >>> decided(8.0, 8.0, walls=1)
+    False
+    """
+    if walls is not None and walls < 2:
+        return False
     return low > 0 or high < 0
 
 
