@@ -289,6 +289,29 @@ def test_a_flooding_bot_is_cut_off_and_the_table_goes_on(tmp_path: Path) -> None
         assert info["status"] == "over"
 
 
+def test_bad_answers_at_a_fast_table_are_never_rate_limited(tmp_path: Path) -> None:
+    """A bad answer settles its prompt (托管 plays it) as a good one does, so the game's pace
+    bounds those frames too: with a tight message bucket, a bot that answers every prompt of a
+    fast table illegally is never rate-limited, and no decision is left to the table's clock.
+    (Bad answers used to cost a token each: past the bucket they were dropped, and each
+    dropped decision waited for the clock — a ``timeout`` notice.)"""
+    limits = ("--message-burst", "5", "--message-rate", "1")
+    with ServerProcess(tmp_path / "tight.sqlite", args=limits) as srv:
+        token = fresh_token(srv, login_cookie(srv, "tightbot"))
+        table = {**FAST, "action_seconds": 1, "bank_seconds": 0}
+        room = srv.create_room("baishan", players=1, **table)["code"]
+        seen: list[dict[str, Any]] = []
+        url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+        bot = f"{MISBEHAVING} illegal"
+        asyncio.run(
+            asyncio.wait_for(connect(url, bot, room=room, token=token, on_message=seen.append), 120)
+        )
+    codes = [m["code"] for m in seen if m["type"] in ("notice", "error")]
+    assert codes.count("illegal") > 5  # more bad answers than the bucket holds
+    assert set(codes) == {"illegal"}  # no rate_limited, no timeout
+    assert seen[-2]["type"] == "match_end"
+
+
 class _FakeRoom:
     """What a bot seat reads of its room: the hand and the seat's pending decision."""
 

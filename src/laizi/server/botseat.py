@@ -164,7 +164,11 @@ class BotSeat:
 
     # -- from the bot --------------------------------------------------------------------------
     def answer(self, data: bytes) -> bool:
-        """One frame from the bot once it is seated; True when the table took its action."""
+        """One frame from the bot once it is seated; True when it settled the pending decision —
+        the table took its action, or 托管 played a bad answer's decision.  Either way the
+        game's pace bounds such frames, so they cost nothing from the message bucket: a bot that
+        answers every prompt badly at a fast table must not be rate-limited into silence (its
+        dropped answers left decisions to the table's clock)."""
         try:
             obj = json.loads(data)
         except ValueError:
@@ -189,7 +193,7 @@ class BotSeat:
         action = reply.action
         if action is None:
             self.replace(reply.code or "bad_message", reply.detail)
-            return False
+            return True
         self.pending = None
         return self.play(pid, action)
 
