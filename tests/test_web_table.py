@@ -4,6 +4,7 @@ a finished room's link, motion and sound preferences, and no raw key or float on
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.server_helpers import ServerProcess
 from tests.web_browser import (
@@ -251,10 +253,15 @@ def test_banners_for_every_seats_claims_and_wins(server, browser):
         ".observe(document, { childList: true, subtree: true });"
     )
     zh_room(page, server, name="Ban", hands="2")
-    play_until(page, ".match-end, .settlement.open .continue")
-    if not page.locator(".match-end").count():
-        page.click(".settlement.open .continue")
-        play_until(page, ".match-end")
+    deadline = time.monotonic() + 240
+    while not page.locator(".match-end").count():
+        assert time.monotonic() < deadline, "the match never ended"
+        play_until(page, ".match-end, .settlement.open .continue")
+        if page.locator(".match-end").count():
+            break
+        # the settlement's pause may end (the next deal) between the look and the click
+        with contextlib.suppress(PlaywrightTimeoutError):
+            page.click(".settlement.open .continue", timeout=2000)
     banners = page.evaluate("window.__banners")
     assert banners, "no banner in two hands"
     assert {text for _, text in banners} <= {"吃", "碰", "杠", "胡", "自摸"}
