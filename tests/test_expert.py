@@ -3,6 +3,7 @@ defending in points, explaining itself; and the arena's verdict (decided, walls 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import statistics
@@ -293,3 +294,51 @@ def test_one_wall_is_never_called_decided():
     assert "not decided: one wall says nothing about the spread; play at least two" in english
     chinese = _arena_cli(*one, "--lang", "zh")
     assert "未判定：一副牌看不出离散度，至少要 2 副（--hands 2）" in chinese
+
+
+def _claim_world() -> tuple[Any, Any, Any]:
+    """Seat 0 (opened with 999p) holds 24m456p78s55s1z, one step from ready.  In the made-up
+    wall the left seat (3) throws 3m in the first round and somebody throws 6s in the second;
+    the seat's own draws are all 9m, which help nothing."""
+    from laizi.bots.search import Evaluator, World
+
+    seen = table_view(
+        "24m456p78s55s1z",
+        must_gang=(),
+        players={
+            0: {
+                "openings": 1,
+                "multiplier": {"total": 2, "factors": []},
+                "melds": [{"kind": "pung", "tiles": "999p", "from": 1}],
+                "hand_size": 10,
+            }
+        },
+    )
+    table = SeatTable(seen)
+    junk = parse_tile("9m")
+    wall = [junk, junk, parse_tile("3m"), junk, junk, junk, parse_tile("6s"), junk] + [junk] * 8
+    bot = make_bot("expert", dataclasses.replace(WUHAN, min_points=0), 0)  # a small win counts
+    evaluator = Evaluator(bot.ruleset, bot.strategy, table, [World({}, wall)], 0.0)
+    return evaluator, table, seen
+
+
+@pytest.mark.parametrize("claims", ["", "pung", "chow"])
+def test_play_outs_chow_the_left_seats_discard_when_it_brings_the_hand_closer(monkeypatch, claims):
+    from laizi.bots import search
+    from laizi.rules.melds import Meld
+
+    monkeypatch.setattr(search, "PLAYOUT_CLAIMS", claims)
+    evaluator, table, _ = _claim_world()
+    value = evaluator.value(table.counts)
+    if claims != "chow":
+        assert value == 0.0  # without the chow the hand never gets ready on this wall
+        return
+    # The chow of 3m (234m), 1z thrown: 456p78s55s ready on 6s/9s; the 6s of the next round wins.
+    ready = [0] * 34
+    for t in (parse_tile(x) for x in ("4p", "5p", "6p", "7s", "8s", "5s", "5s")):
+        ready[t] += 1
+    chow = Meld("chow", (parse_tile("2m"), parse_tile("3m"), parse_tile("4m")), 3)
+    melds = (*evaluator.public[0], chow)
+    expected = evaluator.win_value(tuple(ready), melds, parse_tile("6s"), "discard")
+    assert expected > 0
+    assert value == expected
