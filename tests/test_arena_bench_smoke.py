@@ -46,3 +46,5 @@ def test_bench_arena_smoke():
     ):
         entry = figures[f"{rules}:expert-strong"]
         assert isinstance(entry["decided"], bool) and "walls_needed" in entry
+        # expert's decision times on every preset, not only the two with self-play figures
+        assert 0 < figures[f"expert_ms_p50_{rules}"] <= figures[f"expert_ms_p99_{rules}"]
