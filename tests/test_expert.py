@@ -114,17 +114,17 @@ def test_expert_plays_whole_hands_of_every_preset_within_its_budget():
         out = play_hand(ruleset, bots, index % 4, wall_seed(17, index))
         assert sum(out.payments) == 0
     times.sort()
-    # The limits are median ≤ 100 ms and p99 ≤ 1 s; the default budget (60 ms of
-    # search) sits well inside them even on a loaded machine.
+    # The limits are median ≤ 100 ms and p99 ≤ 1 s; the default budget (200 ms: 100
+    # sampled worlds) sits well inside them even on a loaded machine.
     assert statistics.median(times) <= 0.1
     assert times[int(len(times) * 0.99)] <= 1.0
 
 
 def test_the_budget_is_a_count_not_a_clock():
-    assert samples_for(60) == 30 and samples_for(1) == 4
+    assert samples_for(60) == 30 and samples_for(200) == 100 and samples_for(1) == 4
     small = make_bot("expert@10", WUHAN, 1)
     assert isinstance(small, ExpertBot) and small.budget_ms == 10 and small.samples == 5
-    assert make_bot("expert", WUHAN, 1).samples == 30
+    assert make_bot("expert", WUHAN, 1).samples == 100  # the default budget, 200 ms
     with pytest.raises(BotError, match="positive number"):
         make_bot("expert@0", WUHAN, 1)
     with pytest.raises(BotError, match="takes no time budget"):

@@ -44,7 +44,7 @@ from laizi.tiles import format_tile
 
 __all__ = ["DEFAULT_BUDGET_MS", "ExpertBot", "samples_for"]
 
-DEFAULT_BUDGET_MS = 60.0
+DEFAULT_BUDGET_MS = 200.0
 """The default time budget of one decision, in milliseconds."""
 
 SAMPLES_PER_MS = 0.5
