@@ -342,3 +342,57 @@ def test_play_outs_chow_the_left_seats_discard_when_it_brings_the_hand_closer(mo
     expected = evaluator.win_value(tuple(ready), melds, parse_tile("6s"), "discard")
     assert expected > 0
     assert value == expected
+
+
+def test_the_arena_shows_the_running_mean_and_interval_on_a_terminal():
+    """Issue 17 point 6: on a terminal the progress bar's label is the running mean, its 95%
+    interval and whether that is decided yet (✓ / ?)."""
+    import fcntl
+    import os
+    import pty
+    import re
+    import struct
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "COLUMNS": "200", "TERM": "xterm"}
+    args = ["arena", "greedy", "random", "--rules", "baishan", "--hands", "60", "--seed", "3"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from laizi.cli import main; main()", *args, "--lang", "en"],
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env=env,
+        cwd=root,
+    )
+    os.close(child)
+    chunks = []
+    try:
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(main)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode(errors="replace"))
+    labels = re.findall(
+        r"greedy vs random[^\n\r]*?([+-]\d+\.\d) \[([+-]\d+\.\d), ([+-]\d+\.\d)\] ([✓?])", text
+    )
+    assert labels, text[-2000:]
+    mean, low, high, mark = labels[-1]
+    assert float(low) <= float(mean) <= float(high)
+    assert mark == ("✓" if float(low) > 0 or float(high) < 0 else "?")
+    assert process.returncode == 0
+    assert "decided" in text  # the verdict after the bar
