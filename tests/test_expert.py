@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
+import re
 import statistics
 import time
 from typing import Any
@@ -23,6 +25,7 @@ from laizi.sim import arena, play_hand, wall_seed
 from laizi.sim.verdict import decided, walls_needed
 from laizi.tiles import parse_tile
 from tests.bot_helpers import discards_of, table_view
+from tests.cli_helpers import ANSI, read_until, spawn_in_pty
 from tests.engine_helpers import hidden_shuffled
 
 WUHAN = preset("wuhan-hongzhong-kaikou")
@@ -347,46 +350,15 @@ def test_play_outs_chow_the_left_seats_discard_when_it_brings_the_hand_closer(mo
 def test_the_arena_shows_the_running_mean_and_interval_on_a_terminal():
     """Issue 17 point 6: on a terminal the progress bar's label is the running mean, its 95%
     interval and whether that is decided yet (✓ / ?)."""
-    import fcntl
-    import os
-    import pty
-    import re
-    import struct
-    import subprocess
-    import sys
-    import termios
-    from pathlib import Path
-
-    root = Path(__file__).parents[1]
-    main, child = pty.openpty()
-    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-    env = {**os.environ, "PYTHONPATH": str(root / "src"), "COLUMNS": "200", "TERM": "xterm"}
     args = ["arena", "greedy", "random", "--rules", "baishan", "--hands", "60", "--seed", "3"]
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from laizi.cli import main; main()", *args, "--lang", "en"],
-        stdin=child,
-        stdout=child,
-        stderr=child,
-        env=env,
-        cwd=root,
-    )
-    os.close(child)
-    chunks = []
+    process, main = spawn_in_pty(*args, "--lang", "en")
     try:
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        text = ANSI.sub("", read_until(main, (), timeout=120))  # all of it, until it closes
         process.wait(timeout=120)
     finally:
         if process.poll() is None:
             process.kill()
         os.close(main)
-    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode(errors="replace"))
     labels = re.findall(
         r"greedy vs random[^\n\r]*?([+-]\d+\.\d) \[([+-]\d+\.\d), ([+-]\d+\.\d)\] ([✓?])", text
     )

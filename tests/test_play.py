@@ -2,69 +2,21 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
-import select
-import struct
-import subprocess
-import sys
-import termios
-import time
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from laizi.engine import Action
 from laizi.terminal import action_keys
+from tests.cli_helpers import ANSI, read_until, spawn_in_pty
 
-ROOT = Path(__file__).parents[1]
 KEY = re.compile(r"\[([a-z0-9A-Z])\] ")
 
 
-def read_until(fd: int, markers: tuple[str, ...], timeout: float = 60) -> str:
-    text = ""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 65536).decode("utf-8", "replace")
-        except OSError:
-            break
-        if not chunk:
-            break
-        text += chunk
-        if any(marker in text for marker in markers):
-            return text
-    return text
-
-
 def test_a_hand_is_played_to_its_end_in_a_pty():
-    main, child = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "120", "TERM": "dumb"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from laizi.cli import main; main()",
-            "play",
-            "--seed",
-            "4",
-            "--hands",
-            "1",
-            "--lang",
-            "en",
-        ],
-        stdin=child,
-        stdout=child,
-        stderr=child,
-        env=env,
-        cwd=ROOT,
-    )
-    os.close(child)
+    args = ["play", "--seed", "4", "--hands", "1", "--lang", "en"]
+    process, main = spawn_in_pty(*args, term="dumb", columns=120, set_size=False)
     transcript = ""
     try:
         for _ in range(400):
@@ -124,7 +76,6 @@ def test_a_baishan_hand_at_the_table_ends_with_the_settlement():
 
 
 # -- issue 15, point 8: what a player reads at the terminal table -------------------------------
-ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
 MULT = re.compile(r"×(\d+(?:\.\d+)?(?:/\d+)?) \(((?:[^()]|\([^()]*\))*)\)")
 
 
@@ -157,19 +108,8 @@ def test_the_factors_shown_multiply_to_the_multiplier_shown():
 
 def run_pty(args: list[str], answer: Any, limit: int = 400) -> str:
     """``laizi play ARGS`` in a pty; ``answer(text)`` gives the line to type after each prompt."""
-    main, child = pty.openpty()
-    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))  # no wrapping
     # not TERM=dumb: rich gives a dumb terminal 80 columns whatever its size (ANSI is stripped)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "200", "TERM": "xterm"}
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from laizi.cli import main; main()", "play", *args],
-        stdin=child,
-        stdout=child,
-        stderr=child,
-        env=env,
-        cwd=ROOT,
-    )
-    os.close(child)
+    process, main = spawn_in_pty("play", *args)
     transcript = ""
     try:
         for _ in range(limit):
