@@ -65,6 +65,28 @@ def centres(page: Page, selectors: list[str]) -> dict[str, tuple[float, float]]:
     return {k: (v[0], v[1]) for k, v in found.items()}
 
 
+SQUARE = """
+() => {
+  const p = window.laiziPage;
+  const looks = {};
+  for (const pos of ["bottom", "right", "top", "left"]) {
+    const seat = document.querySelector(`.seat.pos-${pos}`);
+    const pond = document.querySelector(`.pond.pond-${pos}`);
+    const mult = seat.querySelector(".mult");
+    looks[pos] = {
+      seat: seat.dataset.seat,
+      pond: pond.dataset.pond,
+      columns: getComputedStyle(pond).gridTemplateColumns.split(" ").length,
+      tiles: pond.querySelectorAll(".tile").length,
+      counts: seat.querySelector("[data-counts]").innerText,
+      mult: mult !== null && mult.checkVisibility(),
+    };
+  }
+  return JSON.parse(JSON.stringify({ seat: p.seat, model: p.model, looks }));
+}
+"""
+
+
 def test_the_square_table(server, browser):
     """You at the bottom, the next seats right, top, left; each pond in front of its seat in rows
     of six; 开口N 杠N on every seat without a click; the centre holds the special tiles."""
@@ -76,22 +98,21 @@ def test_the_square_table(server, browser):
             break
         click_once(page) or time.sleep(0.05)
     page.wait_for_selector(".actions[data-prompt], .settlement.open")
-    state = model(page)
+    # One look at the page and its model together: a message or a banner's end redraws the
+    # table, and an element found before a redraw is detached (no style, no tiles) after it.
+    state = page.evaluate(SQUARE)
     me = state["seat"]
     for k, pos in enumerate(["bottom", "right", "top", "left"]):
         seat = (me + k) % 4
-        assert page.locator(f".seat.pos-{pos}").get_attribute("data-seat") == str(seat)
-        assert page.locator(f".pond.pond-{pos}").get_attribute("data-pond") == str(seat)
-        pond = page.locator(f".pond.pond-{pos}")
-        columns = pond.evaluate("e => getComputedStyle(e).gridTemplateColumns.split(' ').length")
-        assert columns == 6
+        look = state["looks"][pos]
+        assert look["seat"] == str(seat) and look["pond"] == str(seat), look
+        assert look["columns"] == 6, look
         player = state["model"]["players"][seat]
-        assert pond.locator(".tile").count() == len(player["discards"])
-        counts = page.locator(f".seat[data-seat='{seat}'] [data-counts]").inner_text()
+        assert look["tiles"] == len(player["discards"]), look
         opened = sum(1 for m in player["melds"] if m.get("from") is not None)
         kongs = sum(1 for m in player["melds"] if "kong" in m["kind"])
-        assert counts.split() == [f"开口{opened}", f"杠{kongs}"], counts
-        assert page.locator(f".seat[data-seat='{seat}'] .mult").is_visible()  # ×N beside them
+        assert look["counts"].split() == [f"开口{opened}", f"杠{kongs}"], look
+        assert look["mult"], look  # ×N beside them
     at = centres(
         page,
         [
@@ -123,9 +144,9 @@ def test_the_status_names_exactly_what_is_offered(server, browser):
     """In a claim window the status names the discarder, the tile and only the offered claims; the
     open discard is large in the centre, outlined in a colour that is not the laizi's gold."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
-    zh_room(page, server, name="Bo", hands="3")
+    zh_room(page, server, name="Bo", hands="8")  # a random wall: enough hands that claims come
     seen = 0
-    deadline = time.monotonic() + 200
+    deadline = time.monotonic() + 300
     while seen < 3 and time.monotonic() < deadline:
         page.wait_for_selector(".actions[data-prompt], .match-end")
         if page.locator(".match-end").count():
@@ -152,7 +173,7 @@ def test_the_status_names_exactly_what_is_offered(server, browser):
             assert stroke != GOLD and stroke != "rgb(224, 161, 0)"
             seen += 1
         click_once(page)
-    assert seen >= 1, "no claim was offered in two hands"
+    assert seen >= 1, "no claim was offered in time"
     assert errors == []
 
 
