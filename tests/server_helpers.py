@@ -191,8 +191,12 @@ class Client:
         self.task.cancel()
 
 
-async def play(client: Client, rng: random.Random, stop: Any = None) -> None:
-    """Answer every prompt with a random legal action until the match ends (or ``stop``)."""
+async def play(client: Client, rng: random.Random, stop: Any = None, late: bool = False) -> None:
+    """Answer every prompt with a random legal action until the match ends (or ``stop``).
+
+    ``late``: the table's clock is so short that on a loaded machine an answer may arrive after
+    its deadline; the server then played the default, and the error saying so is expected.
+    """
     while True:
         message = await client.recv(30)
         if message["type"] == "prompt":
@@ -202,7 +206,9 @@ async def play(client: Client, rng: random.Random, stop: Any = None) -> None:
             await client.send({"type": "continue"})  # the settlement was seen
         elif message["type"] == "event" and message["event"]["type"] == "match_end":
             return
-        elif message["type"] == "error":
+        elif message["type"] == "error" and not (
+            late and message.get("code") in ("stale_prompt", "not_your_turn")
+        ):
             raise AssertionError(message)
         if stop is not None and stop(client, message):
             return

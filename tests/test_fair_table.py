@@ -343,6 +343,58 @@ def test_taking_the_seat_back_after_its_time_ran_out_keeps_auto_play_off(
     assert autos == [False]  # turned off, and not back on
 
 
+def test_a_decision_taken_back_from_auto_play_is_asked_after_the_reply_on_its_own_clock(
+    server: ServerProcess,
+) -> None:
+    """托管 on while a decision is asked (it would decide after 3 s), then off again with time
+    left: the ``auto`` ``off`` reply comes first, then the same prompt (before, the prompt came
+    first, and a client waiting for the reply missed it).  Its clock runs from when it was
+    asked: the player lets it run out, and it times out like any prompt — the safe default at
+    1 s + 0.2 s bank, not 托管's 3 s, and 托管 on again."""
+    room = server.create_room(
+        players=1,
+        hands=1,
+        action_seconds=1.0,
+        bank_seconds=0.2,
+        bot_delay_ms=3000,
+        between_hands_ms=0,
+    )
+
+    async def main() -> tuple[float, dict[str, Any], list[dict[str, Any]]]:
+        loop = asyncio.get_running_loop()
+        c = await Client.connect(server.ws)
+        await c.join(room["code"])
+        first = await c.expect("prompt")
+        asked = loop.time() - float(first.get("elapsed", 0.0))
+        await c.send({"type": "auto", "on": True})
+        while (await c.expect("auto"))["on"] is not True:
+            pass
+        await c.send({"type": "auto", "on": False})
+        after: list[dict[str, Any]] = []
+        decided = None
+        while loop.time() - asked < 2.5:
+            try:
+                message = await c.recv(0.05)
+            except TimeoutError:
+                continue
+            after.append(message)
+            event = message.get("event", {})
+            if decided is None and message["type"] == "event" and event.get("seat") == c.seat:
+                decided = loop.time() - asked
+                assert event["type"] == "discard", event  # the safe default of a turn
+        await c.close()
+        assert decided is not None, "the taken-back decision was never played"
+        return decided, first, after
+
+    decided, first, after = run(main())
+    kinds = [m["type"] for m in after if m["type"] in ("auto", "prompt")]
+    assert kinds[:2] == ["auto", "prompt"], kinds  # the reply, then the decision again
+    again = next(m for m in after if m["type"] == "prompt")
+    assert again["id"] == first["id"] and again["legal"] == first["legal"]
+    assert 1.0 <= decided <= 2.0  # at the prompt's own deadline (1.2 s), not 托管's 3 s
+    assert [m["on"] for m in after if m["type"] == "auto"] == [False, True]  # a time-out
+
+
 def test_resync_and_auto_messages_never_give_a_fresh_prompt(server: ServerProcess) -> None:
     """Resync every 0.3 s while the clock runs: the prompt comes again with the same id and the
     time already used, and the seat times out 2 s after the server asked.  A resync that

@@ -355,7 +355,7 @@ def test_timeout_plays_the_safe_default_and_auto_play_until_the_player_acts(
         )
         assert prompt["bank"] == (0.2 if dealt else 0)
         await c.send({"type": "act", "prompt": prompt["id"], "action": prompt["legal"][0]})
-        await play(c, random.Random(3))
+        await play(c, random.Random(3), late=True)  # 0.3 s to answer: a loaded machine is late
         return c
 
     c = run(main())

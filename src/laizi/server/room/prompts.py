@@ -78,17 +78,17 @@ class Prompts(RoomBase):
         s = self.seats[seat]
         changed = s.auto != on
         s.auto = on
+        if shown and s.auto_shown != on:
+            s.auto_shown = on
+            self._broadcast_info()
+        self._save_seat(seat)
+        for conn in s.conns:  # before the prompt a taken-back decision sends again
+            self.post(conn, {"type": "auto", "on": on})
         prompt = self.prompts.get(seat)
         if changed and prompt is not None:
             # The pending decision passes between the player and the auto-player; its clock
             # runs on from when it was asked (never a fresh prompt, never a fresh clock).
             self._schedule(prompt)
-        if shown and s.auto_shown != on:
-            s.auto_shown = on
-            self._broadcast_info()
-        self._save_seat(seat)
-        for conn in s.conns:
-            self.post(conn, {"type": "auto", "on": on})
 
     def _save_seat(self, seat: int) -> None:
         """Stage the seat's time bank and 托管 flags (a restart resumes them)."""
