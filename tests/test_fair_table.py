@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -295,6 +296,49 @@ def test_auto_off_every_1_5_s_no_longer_holds_the_turn(server: ServerProcess) ->
     assert first_own is None or first_own["type"] in ("discard", "abandon")
 
 
+@dataclass
+class TakenBack:
+    """What a player saw who put 托管 on at the first prompt and, ``hold`` s later, off again
+    (times on the client's loop clock)."""
+
+    first: dict[str, Any]  # the first prompt
+    asked: float  # when the server asked it
+    back: float  # when 托管 was turned off
+    decided: float | None  # when the seat's first event arrived
+    event: dict[str, Any] | None  # that event
+    after: list[dict[str, Any]]  # every message from ``back`` on
+
+
+async def take_the_seat_back(
+    server: ServerProcess, code: str, hold: float, listen: float
+) -> TakenBack:
+    """Join the room's one seat for a person, put 托管 on at its first prompt, turn it off ``hold``
+    seconds later, and listen ``listen`` seconds more."""
+    loop = asyncio.get_running_loop()
+    c = await Client.connect(server.ws)
+    await c.join(code)
+    first = await c.expect("prompt")
+    asked = loop.time() - float(first.get("elapsed", 0.0))
+    await c.send({"type": "auto", "on": True})
+    while (await c.expect("auto"))["on"] is not True:
+        pass
+    await asyncio.sleep(hold)
+    back = loop.time()
+    await c.send({"type": "auto", "on": False})
+    seen = TakenBack(first, asked, back, None, None, [])
+    while loop.time() - back < listen:
+        try:
+            message = await c.recv(0.05)
+        except TimeoutError:
+            continue
+        seen.after.append(message)
+        event = message.get("event", {})
+        if seen.event is None and message["type"] == "event" and event.get("seat") == c.seat:
+            seen.decided, seen.event = loop.time(), event
+    await c.close()
+    return seen
+
+
 def test_taking_the_seat_back_after_its_time_ran_out_keeps_auto_play_off(
     server: ServerProcess,
 ) -> None:
@@ -310,36 +354,10 @@ def test_taking_the_seat_back_after_its_time_ran_out_keeps_auto_play_off(
         bot_delay_ms=3000,
         between_hands_ms=0,
     )
-
-    async def main() -> tuple[float, list[dict[str, Any]]]:
-        loop = asyncio.get_running_loop()
-        c = await Client.connect(server.ws)
-        await c.join(room["code"])
-        await c.expect("prompt")
-        await c.send({"type": "auto", "on": True})
-        while (await c.expect("auto"))["on"] is not True:
-            pass
-        await asyncio.sleep(0.8)
-        back = loop.time()
-        await c.send({"type": "auto", "on": False})
-        decided = None
-        after: list[dict[str, Any]] = []
-        while loop.time() - back < 1.5:
-            try:
-                message = await c.recv(0.1)
-            except TimeoutError:
-                continue
-            after.append(message)
-            event = message.get("event", {})
-            if decided is None and message["type"] == "event" and event.get("seat") == c.seat:
-                decided = loop.time() - back
-        await c.close()
-        assert decided is not None, "the spent decision was not played"
-        return decided, after
-
-    decided, after = run(main())
-    assert decided < 1.0  # at once, not after 托管's 3 s
-    autos = [m["on"] for m in after if m["type"] == "auto"]
+    seen = run(take_the_seat_back(server, room["code"], hold=0.8, listen=1.5))
+    assert seen.decided is not None, "the spent decision was not played"
+    assert seen.decided - seen.back < 1.0  # at once, not after 托管's 3 s
+    autos = [m["on"] for m in seen.after if m["type"] == "auto"]
     assert autos == [False]  # turned off, and not back on
 
 
@@ -359,40 +377,16 @@ def test_a_decision_taken_back_from_auto_play_is_asked_after_the_reply_on_its_ow
         bot_delay_ms=3000,
         between_hands_ms=0,
     )
-
-    async def main() -> tuple[float, dict[str, Any], list[dict[str, Any]]]:
-        loop = asyncio.get_running_loop()
-        c = await Client.connect(server.ws)
-        await c.join(room["code"])
-        first = await c.expect("prompt")
-        asked = loop.time() - float(first.get("elapsed", 0.0))
-        await c.send({"type": "auto", "on": True})
-        while (await c.expect("auto"))["on"] is not True:
-            pass
-        await c.send({"type": "auto", "on": False})
-        after: list[dict[str, Any]] = []
-        decided = None
-        while loop.time() - asked < 2.5:
-            try:
-                message = await c.recv(0.05)
-            except TimeoutError:
-                continue
-            after.append(message)
-            event = message.get("event", {})
-            if decided is None and message["type"] == "event" and event.get("seat") == c.seat:
-                decided = loop.time() - asked
-                assert event["type"] == "discard", event  # the safe default of a turn
-        await c.close()
-        assert decided is not None, "the taken-back decision was never played"
-        return decided, first, after
-
-    decided, first, after = run(main())
-    kinds = [m["type"] for m in after if m["type"] in ("auto", "prompt")]
+    seen = run(take_the_seat_back(server, room["code"], hold=0, listen=2.5))
+    assert seen.decided is not None, "the taken-back decision was never played"
+    assert seen.event is not None and seen.event["type"] == "discard"  # a turn's safe default
+    kinds = [m["type"] for m in seen.after if m["type"] in ("auto", "prompt")]
     assert kinds[:2] == ["auto", "prompt"], kinds  # the reply, then the decision again
-    again = next(m for m in after if m["type"] == "prompt")
-    assert again["id"] == first["id"] and again["legal"] == first["legal"]
-    assert 1.0 <= decided <= 2.0  # at the prompt's own deadline (1.2 s), not 托管's 3 s
-    assert [m["on"] for m in after if m["type"] == "auto"] == [False, True]  # a time-out
+    again = next(m for m in seen.after if m["type"] == "prompt")
+    assert again["id"] == seen.first["id"] and again["legal"] == seen.first["legal"]
+    # at the prompt's own deadline (1.2 s after it was asked), not 托管's 3 s
+    assert 1.0 <= seen.decided - seen.asked <= 2.0
+    assert [m["on"] for m in seen.after if m["type"] == "auto"] == [False, True]  # a time-out
 
 
 def test_resync_and_auto_messages_never_give_a_fresh_prompt(server: ServerProcess) -> None:
