@@ -190,6 +190,9 @@ def test_an_owner_stopped_past_its_lease_never_writes_again(
                 seq = player.last_seq
                 while player.last_seq == seq:  # play goes on at b
                     await asyncio.sleep(0.05)
+                    # (a stop that caught a in the middle of a write leaves its transaction open,
+                    # and b's takeover waits on it: without a deadline this loop never ended)
+                    assert time.monotonic() < deadline, "play did not go on at the new owner"
                 # Redis now says otherwise: the stopped process holds the lease again.
                 r.set(f"{cluster.prefix}lease:{code}", node_a, px=1500)
             finally:
