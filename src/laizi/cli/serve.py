@@ -170,7 +170,9 @@ def serve(
         Store(url).close()
     except Exception as error:
         fail(f"--db {url}: {str(error).splitlines()[0]}")
-    http_protocol, ws_protocol = connection_protocols(connection_limits, proxies)
+    http_protocol, ws_protocol = connection_protocols(
+        connection_limits, proxies, cluster=cluster is not None
+    )
     config = uvicorn.Config(
         create_app(url, limits, cluster),
         host=host,

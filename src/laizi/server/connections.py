@@ -10,7 +10,8 @@ protocol classes ``laizi serve`` runs (h11 for HTTP, websockets' for ``/ws``) th
   server (``max_connections``) from its first moment, before a byte is read: over either, it is
   answered ``429 too_many_connections`` / ``503 server_full`` (JSON, Chinese and English) and
   closed.  A WebSocket keeps its place until it closes; a trusted proxy (``--proxy-headers``) is
-  not counted per address (the application counts its clients by their forwarded address);
+  not counted per address (the application counts its clients by their forwarded address), nor
+  is any address in a cluster (``--redis``: the processes forward players to one another);
 - give a request's headers ``header_seconds`` from the connection's opening, or from the first
   byte of the next request on a kept-alive connection — an idle socket, a slow header and a slow
   WebSocket upgrade all end there — and its body ``body_seconds`` more;
@@ -274,14 +275,17 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
 
 
 def guarded_protocols(
-    limits: ConnectionLimits, total: int, proxies: list[str]
+    limits: ConnectionLimits, total: int, proxies: list[str], cluster: bool = False
 ) -> tuple[type[GuardedHttp], type[GuardedWebSocket]]:
     """The HTTP and WebSocket protocol classes for uvicorn (``http=``, ``ws=``): at most
     ``total`` connections, ``limits``' per address (``proxies`` — addresses or networks — are
-    not counted per address) and deadlines."""
+    not counted per address; in a ``cluster`` no address is: the processes forward players to
+    one another from their own addresses) and deadlines."""
     networks = [ipaddress.ip_network(p, strict=False) for p in proxies]
 
     def trusted(address: str) -> bool:
+        if cluster:
+            return True
         try:
             ip = ipaddress.ip_address(address)
         except ValueError:
@@ -299,7 +303,7 @@ def guarded_protocols(
 
 
 def connection_protocols(
-    limits: ConnectionLimits, proxies: list[str]
+    limits: ConnectionLimits, proxies: list[str], cluster: bool = False
 ) -> tuple[type[GuardedHttp], type[GuardedWebSocket]]:
     """What ``laizi serve`` runs: the open-file limit raised (:func:`raise_open_files`), then
     :func:`guarded_protocols` with ``max_connections`` fitted to it."""
@@ -319,4 +323,4 @@ def connection_protocols(
         total,
         limits.open_connections_per_address,
     )
-    return guarded_protocols(limits, total, proxies)
+    return guarded_protocols(limits, total, proxies, cluster)
