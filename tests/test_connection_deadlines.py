@@ -246,8 +246,10 @@ def test_a_lockout_from_one_address_leaves_a_new_address_playing_and_ends_on_tim
             "slow_next",
             "slow_upgrade",
         ]
-        for kind, lived in by_kind.items():  # each at its own deadline, not before
-            low, high = (3, 20) if kind == "kept_alive" else (header_seconds - 1, 30)
+        # each at its own deadline, not before (a silent WebSocket is sent its close at 10 s;
+        # the connection ends when the client answers it or, as here, 10 s later)
+        for kind, lived in by_kind.items():
+            low, high = (3, 20) if kind == "kept_alive" else (header_seconds - 1, 35)
             assert low <= min(lived) and max(lived) <= high, (kind, min(lived), max(lived))
         assert all(h.sent >= 5 for h in held if h.drip)  # they were still sending
         assert all(b"join_timeout" in h.got for h in held if h.kind == "silent_ws")
