@@ -241,6 +241,7 @@ def main() -> None:
     else:
         # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
         flags = ("--rooms-per-address", "5000", "--connections-per-address", "10000")
+        flags += ("--open-connections-per-address", "10000")
         with throwaway_server(*flags) as (port, server):
             result = runner(
                 run(port, args.tables, args.seconds, args.warmup, args.seed, server.pid)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import subprocess
@@ -39,10 +40,13 @@ class ServerProcess:
         port: int | None = None,
         db_url: str | None = None,
         args: tuple[str, ...] = (),
+        files: tuple[int, int] | None = None,
     ) -> None:
         self.db_url = db_url or f"sqlite:///{db_path}"
         self.args = args
         """More ``laizi serve`` flags (the limits of docs/server.md)."""
+        self.files = files
+        """The server's open-file limit (soft, hard) as it starts; None: the test's own."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = db_path.with_suffix(".log")
@@ -62,7 +66,11 @@ class ServerProcess:
         args += self.args
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", code, *args], env=env, stdout=log, stderr=log
+                [sys.executable, "-c", code, *args],
+                env=env,
+                stdout=log,
+                stderr=log,
+                preexec_fn=None if self.files is None else self._limit_files,
             )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -75,6 +83,10 @@ class ServerProcess:
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError("server did not start")
+
+    def _limit_files(self) -> None:
+        assert self.files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, self.files)
 
     def kill9(self) -> None:
         assert self.proc is not None
@@ -133,6 +145,27 @@ class ServerProcess:
         )
         with urllib.request.urlopen(request, timeout=30) as r:
             return str(r.headers["Set-Cookie"]).split(";")[0]
+
+
+class Servers:
+    """``servers(*flags)``: servers started by one test, each with its own database in
+    ``tmp_path``; :meth:`stop` stops them all (a test's ``serve`` fixture)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.started: list[ServerProcess] = []
+
+    def __call__(
+        self, *args: str, db_url: str | None = None, files: tuple[int, int] | None = None
+    ) -> ServerProcess:
+        path = self.tmp_path / f"db{len(self.started)}.sqlite3"
+        srv = ServerProcess(path, db_url=db_url, args=args, files=files).start()
+        self.started.append(srv)
+        return srv
+
+    def stop(self) -> None:
+        for srv in self.started:
+            srv.stop()
 
 
 class Client:

@@ -31,7 +31,7 @@ from tests.limits_helpers import (
     vm_rss_mb,
     ws_connect,
 )
-from tests.server_helpers import ServerProcess
+from tests.server_helpers import ServerProcess, Servers
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0}
 
@@ -41,19 +41,11 @@ def run(coro: Any, timeout: float = 180) -> Any:
 
 
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Any]:
+def serve(tmp_path: Path) -> Iterator[Servers]:
     """``serve(*flags)``: a server with these limit flags (stopped at the end of the test)."""
-    started: list[ServerProcess] = []
-
-    def start(*args: str, db_url: str | None = None) -> ServerProcess:
-        path = tmp_path / f"db{len(started)}.sqlite3"
-        srv = ServerProcess(path, db_url=db_url, args=args).start()
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop()
+    servers = Servers(tmp_path)
+    yield servers
+    servers.stop()
 
 
 def assert_table_kept_up(latencies: list[float]) -> None:

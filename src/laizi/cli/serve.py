@@ -75,6 +75,30 @@ def serve(
     message_rate: float = typer.Option(10.0, help="WebSocket message tokens per second."),
     message_burst: float = typer.Option(20.0, help="WebSocket message bucket size."),
     connections_per_address: int = typer.Option(64, help="WebSocket connections per address."),
+    ws_join_seconds: float = typer.Option(
+        10.0,
+        help="A WebSocket that has not joined a room (/ws) or said hello (/ws/bot) by then "
+        "is closed.",
+    ),
+    # Connection deadlines and counts (laizi.server.connections; docs/server.md).
+    header_seconds: float = typer.Option(
+        10.0, help="A request's headers must be whole this long after the connection opened."
+    ),
+    body_seconds: float = typer.Option(
+        20.0, help="A request's body must be whole this long after its headers."
+    ),
+    keep_alive_seconds: int = typer.Option(
+        5, help="An idle kept-alive connection is closed this long after its last response."
+    ),
+    open_connections_per_address: int = typer.Option(
+        128, help="Open TCP connections (HTTP and WebSocket) per address (429 beyond)."
+    ),
+    max_connections: int = typer.Option(
+        4096, help="Open TCP connections on the server (503 beyond); fitted to the open files."
+    ),
+    open_files: int = typer.Option(
+        0, help="Raise the soft open-file limit to this at start (0: the hard limit)."
+    ),
     rooms_per_address: int = typer.Option(30, help="Open rooms made from one address."),
     rooms_per_account: int = typer.Option(10, help="Open rooms made by one account."),
     max_rooms: int = typer.Option(5000, help="Open rooms on the server."),
@@ -93,6 +117,7 @@ def serve(
         import uvicorn
 
         from laizi.server.app import HaltingServer, create_app
+        from laizi.server.connections import ConnectionLimits, connection_protocols
         from laizi.server.limits import ServerLimits
         from laizi.server.protocol import MAX_MESSAGE_BYTES
         from laizi.server.store import Store, default_db_url
@@ -114,6 +139,7 @@ def serve(
             message_rate=message_rate,
             message_burst=message_burst,
             connections_per_address=connections_per_address,
+            ws_join_seconds=ws_join_seconds,
             rooms_per_address=rooms_per_address,
             rooms_per_account=rooms_per_account,
             max_rooms=max_rooms,
@@ -122,6 +148,14 @@ def serve(
             waiting_room_seconds=waiting_room_seconds,
             spectators_per_room=spectators_per_room,
             lobby_cache_ms=lobby_cache_ms,
+        )
+        connection_limits = ConnectionLimits(
+            header_seconds=header_seconds,
+            body_seconds=body_seconds,
+            keep_alive_seconds=keep_alive_seconds,
+            open_connections_per_address=open_connections_per_address,
+            max_connections=max_connections,
+            open_files=open_files,
         )
     except ValueError as error:
         fail(f"--{str(error).replace('_', '-')}", code=2)
@@ -136,6 +170,9 @@ def serve(
         Store(url).close()
     except Exception as error:
         fail(f"--db {url}: {str(error).splitlines()[0]}")
+    http_protocol, ws_protocol = connection_protocols(
+        connection_limits, proxies, cluster=cluster is not None
+    )
     config = uvicorn.Config(
         create_app(url, limits, cluster),
         host=host,
@@ -149,6 +186,10 @@ def serve(
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies,
         server_header=False,
+        # Every connection counted and under deadlines (laizi.server.connections).
+        http=http_protocol,
+        ws=ws_protocol,
+        timeout_keep_alive=keep_alive_seconds,
     )
     HaltingServer(config).run()
 

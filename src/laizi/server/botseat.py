@@ -43,7 +43,8 @@ PROMPT_RETRY_S = 0.05
 log = logging.getLogger("laizi.server")
 
 HELLO_SECONDS = 10.0
-"""The bot's ``hello`` must come within this time of connecting."""
+"""The bot's ``hello`` must come within this time of connecting (the default of
+``ServerLimits.ws_join_seconds``, ``laizi serve --ws-join-seconds``)."""
 BOT_MARK = " [bot]"
 
 
@@ -233,9 +234,9 @@ def _identity(hub: Hub, token: Any) -> BotIdentity | None:
     return BotTokens(hub.store.engine).identify(token)
 
 
-async def _hello(ws: WebSocket) -> dict[str, Any] | None:
+async def _hello(ws: WebSocket, seconds: float) -> dict[str, Any] | None:
     try:
-        message = await asyncio.wait_for(ws.receive(), HELLO_SECONDS)
+        message = await asyncio.wait_for(ws.receive(), seconds)
     except TimeoutError:
         return None
     text = message.get("text")
@@ -284,24 +285,31 @@ async def bot_websocket(ws: WebSocket) -> None:
 
 
 REFUSALS_ZH = {
-    "bad_hello": "第一条消息须在 10 秒内发送 hello",
+    "bad_hello": "第一条消息须在 {seconds} 秒内发送 hello",
     "bad_version": f"本服务器使用机器人协议第 {VERSION} 版",
     "bad_token": "没有这个有效的机器人令牌：请在 /api/bot-tokens 申请",
     "bad_message": "room：房间号",
 }
 
 
-async def _refuse(ws: WebSocket, code: str, message: str) -> None:
-    refusal = {"type": "error", "code": code, "message": message, "message_zh": REFUSALS_ZH[code]}
+async def _refuse(ws: WebSocket, code: str, message: str, **params: str) -> None:
+    zh = REFUSALS_ZH[code].format(**params)
+    refusal = {"type": "error", "code": code, "message": message, "message_zh": zh}
     await ws.send_text(_frame(refusal))
     await ws.close(code=1008)
 
 
 async def _serve(ws: WebSocket, hub: Hub, internal: bool = False) -> None:
     await ws.send_text(_frame({"type": "hello", "protocol": PROTOCOL, "version": VERSION}))
-    hello = await _hello(ws)
+    seconds = hub.limits.ws_join_seconds
+    hello = await _hello(ws, seconds)
     if hello is None:
-        await _refuse(ws, "bad_hello", 'the first message must be {"type": "hello", …} within 10 s')
+        await _refuse(
+            ws,
+            "bad_hello",
+            f'the first message must be {{"type": "hello", …}} within {seconds:g} s',
+            seconds=f"{seconds:g}",
+        )
         return
     if hello.get("version") != VERSION:
         await _refuse(ws, "bad_version", f"this server speaks bot protocol version {VERSION}")

@@ -94,6 +94,9 @@ class ServerLimits:
     connection would otherwise come with a full bucket)."""
     connections_per_address: int = 64
     """Open WebSocket connections from one client address."""
+    ws_join_seconds: float = 10.0
+    """A ``/ws`` connection that has not joined a room this long after opening is closed (1008),
+    as is a ``/ws/bot`` one that has not said ``hello``."""
     rooms_per_address: int = 30
     """Rooms not yet over created from one client address."""
     rooms_per_account: int = 10
@@ -126,6 +129,8 @@ class ServerLimits:
             raise ValueError("message_burst must be at least 5 (a resync costs 5)")
         if not 64 <= self.message_bytes <= MAX_MESSAGE_BYTES:
             raise ValueError(f"message_bytes must be 64–{MAX_MESSAGE_BYTES} (the protocol's cap)")
+        if not 0 < self.ws_join_seconds <= 3600:
+            raise ValueError("ws_join_seconds must be above 0 and at most 3600")
 
     @property
     def workers(self) -> int:
@@ -317,6 +322,8 @@ MESSAGE_TEXT = {
     "too_large": "消息太长 / a message may hold at most {n} bytes",
     "rate_limited": "消息太快，请放慢 / too many messages; slow down",
     "abuse": "消息太多，连接已关闭 / too many refused messages: the connection is closed",
+    "join_timeout": "{n} 秒内没有加入房间，连接已关闭 / no room joined within {n} s: the "
+    "connection is closed",
 }
 
 

@@ -139,15 +139,29 @@ async def read(
     intercept: Callable[[bytes], Awaitable[bool]] | None = None,
 ) -> None:
     """The reader loop: each message through the connection's :class:`MessageGate` (size, rate)
-    to the hub; one error per run of refusals; an abusive client is told why and closed.
+    to the hub; one error per run of refusals; an abusive client is told why and closed, and so
+    is one that has not joined a room within ``ws_join_seconds`` (``join_timeout``).
 
     ``intercept`` (a cluster's) sees each admitted message before the connection is in a room;
     True: it took the connection over (forwarded it to the room's owner) until its end."""
     conn_address = ws.client.host if ws.client is not None else ""
     limits = hub.limits
     gate = MessageGate(limits)
+    loop = asyncio.get_running_loop()
+    join_by = loop.time() + limits.ws_join_seconds
     while True:
-        message = await ws.receive()
+        if conn.room is None:  # not in a room yet: the connection has until join_by
+            try:
+                message = await asyncio.wait_for(ws.receive(), max(0.0, join_by - loop.time()))
+            except TimeoutError:
+                late = MESSAGE_TEXT["join_timeout"].format(n=f"{limits.ws_join_seconds:g}")
+                outbox.send({"type": "error", "code": "join_timeout", "message": late})
+                outbox.close_after()  # the writer closes the connection (1008)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(task), 5)
+                break
+        else:
+            message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             break
         text = message.get("text")
