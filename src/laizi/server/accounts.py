@@ -44,13 +44,14 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    or_,
     select,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 
 from laizi.server.login_guard import WINDOW_SECONDS, LoginGuard, LoginRefused
-from laizi.server.names import NameRefused, has_hidden, normalize_name
+from laizi.server.names import NameRefused, has_hidden, name_skeleton, normalize_name
 from laizi.server.store import inserted_id, metadata
 
 __all__ = [
@@ -75,6 +76,8 @@ REGISTER_LIMIT_PER_ADDRESS = 10
 """Registrations from one client address within the window."""
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
+SKELETON_LENGTH = 512
+"""The longest look-alike key kept (a name of 32 letters whose prototypes are long)."""
 
 accounts = Table(
     "accounts",
@@ -82,9 +85,14 @@ accounts = Table(
     Column("id", Integer, primary_key=True),
     Column("name", String(32), nullable=False),
     Column("name_key", String(128), nullable=False, unique=True),
+    Column("name_skeleton", String(SKELETON_LENGTH), nullable=True),
     Column("password_hash", String(256), nullable=False),
     Column("created", Float, nullable=False),
+    Index("accounts_name_skeleton", "name_skeleton", unique=True),
 )
+"""``name_skeleton`` is :func:`laizi.server.names.name_skeleton` of the name: one account per
+look-alike key.  It is empty only on an account that already looked like an older one when the
+key was introduced (migration ``0006_name_skeleton``): the older account holds the key."""
 
 sessions = Table(
     "sessions",
@@ -136,7 +144,7 @@ def check_name(name: Any) -> str:
         name = normalize_name(name)
     except NameRefused as error:
         raise AccountError(error.code, error.en, zh=error.zh) from None
-    if len(_name_key(name)) > 128:
+    if len(_name_key(name)) > 128 or len(name_skeleton(name)) > SKELETON_LENGTH:
         raise AccountError("bad_name", "the name is too long", zh="名字太长")
     return name
 
@@ -239,17 +247,21 @@ class Accounts:
         if wait is not None:
             raise _limited(wait)
         key = _name_key(name)
-        with self.engine.connect() as c:
-            taken = c.execute(select(accounts.c.id).where(accounts.c.name_key == key)).scalar()
-        if taken is not None:
-            raise _taken(name)
+        look = name_skeleton(name)
+        holder = self.look_alike(name)
+        if holder is not None:
+            raise _taken(name, holder.name)
         created = self.clock()
         password_hash = self.hasher.hash(password)
         try:
             with self.engine.begin() as c:
                 result = c.execute(
                     insert(accounts).values(
-                        name=name, name_key=key, password_hash=password_hash, created=created
+                        name=name,
+                        name_key=key,
+                        name_skeleton=look,
+                        password_hash=password_hash,
+                        created=created,
                     )
                 )
                 account_id = inserted_id(result)
@@ -260,6 +272,22 @@ class Accounts:
     def by_name(self, name: str) -> Account | None:
         with self.engine.connect() as c:
             row = c.execute(select(accounts).where(accounts.c.name_key == _name_key(name))).first()
+        return None if row is None else Account(row.id, row.name, row.created)
+
+    def look_alike(self, name: str) -> Account | None:
+        """The account whose name is ``name`` (any case) or looks like it (one
+        :func:`~laizi.server.names.name_skeleton`), else None; ``name`` is normalised."""
+        with self.engine.connect() as c:
+            row = c.execute(
+                select(accounts)
+                .where(
+                    or_(
+                        accounts.c.name_key == _name_key(name),
+                        accounts.c.name_skeleton == name_skeleton(name),
+                    )
+                )
+                .order_by(accounts.c.id)
+            ).first()
         return None if row is None else Account(row.id, row.name, row.created)
 
     def count(self) -> int:
@@ -365,9 +393,16 @@ def _limited(wait: float) -> AccountError:
     )
 
 
-def _taken(name: str) -> AccountError:
+def _taken(name: str, holder: str | None = None) -> AccountError:
+    if holder is None or _name_key(holder) == _name_key(name):
+        return AccountError(
+            "name_taken", f"the name {name!r} is taken", 409, zh=f"名字「{name}」已被占用"
+        )
     return AccountError(
-        "name_taken", f"the name {name!r} is taken", 409, zh=f"名字「{name}」已被占用"
+        "name_taken",
+        f"the name {name!r} looks like {holder!r}, which is taken",
+        409,
+        zh=f"名字「{name}」看起来和已被占用的「{holder}」一样",
     )
 
 

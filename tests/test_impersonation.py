@@ -1,0 +1,139 @@
+"""Issue 24, items 4 and 10, replayed against a real ``laizi serve``: names that look like a
+registered name (invisible code points, TR39 confusables)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from laizi.server.names import DEFAULT_IGNORABLE, is_default_ignorable, name_skeleton
+from tests.limits_helpers import http, messages_of, ws_connect
+from tests.server_helpers import ServerProcess
+
+INVISIBLE = "a name can't hold invisible, control or format characters"
+ATTACKS = ["An\u034fn", "Ann\ufe0f", "Ann\U000e0100", "An\u180bn"]
+"""Ann with a combining grapheme joiner, a variation selector, a variation selector from the
+supplementary plane and a Mongolian free variation selector: each was shown as "Ann"."""
+PASSWORD = "four winds and a red dragon"
+
+
+@pytest.fixture(scope="module")
+def srv(module_db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    path = tmp_path_factory.mktemp("impersonation") / "db.sqlite3"
+    with ServerProcess(path, db_url=module_db_url) as server:
+        yield server
+
+
+def call(
+    srv: ServerProcess, method: str, path: str, body: Any, source: str, cookie: str = ""
+) -> tuple[int, dict[str, str], Any]:
+    headers = {"Cookie": cookie} if cookie else {}
+    return asyncio.run(http(srv.port, method, path, body, headers, source))
+
+
+def register(srv: ServerProcess, name: str, source: str, password: str = PASSWORD) -> Any:
+    status, headers, body = call(
+        srv, "POST", "/api/register", {"name": name, "password": password}, source
+    )
+    return status, body, headers.get("set-cookie", "").split(";")[0]
+
+
+# -- item 4: look-alike names ----------------------------------------------------------------
+def test_invisible_code_points_are_refused_in_every_name(srv: ServerProcess) -> None:
+    assert register(srv, "Ann", "127.0.4.1")[0] == 201
+    for name in ATTACKS:
+        status, body, _ = register(srv, name, "127.0.4.2")
+        assert status == 400 and body["code"] == "bad_name", (name, body)
+        assert body["error"] == INVISIBLE and "不可见字符" in body["error_zh"], body
+        # Nor does such a name log in as Ann (the same password).
+        status, _, answer = call(
+            srv, "POST", "/api/login", {"name": name, "password": PASSWORD}, "127.0.4.3"
+        )
+        assert status == 401 and answer["code"] == "bad_login", (name, answer)
+    # A guest can't sit down under it either.
+    code = srv.create_room(players=3)["code"]
+    assert asyncio.run(_guest_join(srv, code, ATTACKS)) == [("bad_name", INVISIBLE)] * 4
+
+
+def test_a_name_that_looks_like_a_registered_one_is_taken(srv: ServerProcess) -> None:
+    assert register(srv, "Ace", "127.0.5.1")[0] == 201
+    assert register(srv, "Bob", "127.0.5.1")[0] == 201
+    taken = {
+        "ɑce": "Ace",  # Latin small alpha: the attack of the issue
+        "Асе": "Ace",  # all Cyrillic, so not two scripts: the skeleton sees it
+        "ɑCE": "Ace",  # looks like "aCE", which is Ace in another case
+        "B0b": "Bob",  # a zero for the o
+        "ВоЬ": "Bob",  # Cyrillic Ve, o and soft sign
+    }
+    for name, holder in taken.items():
+        status, body, _ = register(srv, name, "127.0.5.2")
+        assert status == 409 and body["code"] == "name_taken", (name, body)
+        assert holder in body["error"] and "已被占用" in body["error_zh"], body
+    # Different names stay different, in any script.
+    for good in ["Acer", "Bobby", "张伟", "雀神 Ace", "王芳", "ゆき"]:
+        status, body, _ = register(srv, good, "127.0.5.3")
+        assert status == 201 and body["name"] == good, (good, body)
+    # A guest who picks a look-alike of an account's name is marked as a guest.
+    code = srv.create_room(players=3)["code"]
+    assert asyncio.run(_guest_join(srv, code, ["ɑce"])) == [("joined", "ɑce (游客)")]
+
+
+def test_the_attack_names_of_the_issue_against_ann(srv: ServerProcess) -> None:
+    """The report's exact case: with "Ann" registered, "ɑnn" is taken, "Anna" is not."""
+    register(srv, "Ann", "127.0.6.1")  # registered by the first test when run in order
+    status, body, _ = register(srv, "ɑnn", "127.0.6.2")
+    assert status == 409 and body["code"] == "name_taken", body
+    assert body["error"] == "the name 'ɑnn' looks like 'Ann', which is taken"
+    status, body, _ = register(srv, "Anna", "127.0.6.2")
+    assert status == 201 and body["name"] == "Anna"
+
+
+async def _guest_join(srv: ServerProcess, code: str, names: list[str]) -> list[tuple[str, str]]:
+    """Each name's answer to a guest's join: ("joined", the name shown) or (code, message)."""
+    out = []
+    for name in names:
+        ws = await ws_connect(srv.ws, "127.0.7.1")
+        try:
+            await ws.send(json.dumps({"type": "join", "room": code, "name": name}))
+            answer: tuple[str, str] | None = None
+            while answer is None:
+                for message in messages_of(await asyncio.wait_for(ws.recv(), 10)):
+                    if message["type"] == "error":
+                        answer = (message["code"], message["message"])
+                    elif message["type"] == "room" and answer is None:
+                        seats = message["room"]["seats"]
+                        answer = ("joined", next(s["name"] for s in seats if s["kind"] == "human"))
+            out.append(answer)
+        finally:
+            await ws.close()
+    return out
+
+
+def test_default_ignorable_table_holds_what_unicodedata_derives() -> None:
+    """The table is DerivedCoreProperties' ranges: every format character but the documented
+    exceptions, and every variation selector, is in it; nothing visible is."""
+    exceptions = {0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD, 0x070F, 0x0890}
+    exceptions |= {0x0891, 0x08E2, 0x110BD, 0x110CD, 0xFFF9, 0xFFFA, 0xFFFB}
+    exceptions |= set(range(0x13430, 0x13440))
+    for point in range(0x110000):
+        ch = chr(point)
+        if unicodedata.category(ch) == "Cf" and point not in exceptions:
+            assert is_default_ignorable(ch), hex(point)
+        if unicodedata.category(ch)[0] in "LNPS" and unicodedata.category(ch) != "Lo":
+            assert not is_default_ignorable(ch), hex(point)
+    for first, last in [(0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x180B, 0x180D), (0x180F, 0x180F)]:
+        assert all(is_default_ignorable(chr(p)) for p in range(first, last + 1))
+    assert sum(last - first + 1 for first, last in DEFAULT_IGNORABLE) == 4174
+    assert not any(is_default_ignorable(ch) for ch in "Ann 雀神_-.0")
+
+
+def test_skeletons_join_lookalikes_and_keep_names_apart() -> None:
+    same = [("ɑnn", "Ann"), ("Ann", "ANN"), ("rn", "m"), ("I1", "ll"), ("Асе", "Ace")]
+    assert all(name_skeleton(a) == name_skeleton(b) for a, b in same)
+    apart = [("Ann", "Anna"), ("张伟", "张玮"), ("Ann", "An"), ("雀神", "雀")]
+    assert all(name_skeleton(a) != name_skeleton(b) for a, b in apart)
