@@ -1,5 +1,5 @@
 """Issue 24, items 4 and 10, replayed against a real ``laizi serve``: names that look like a
-registered name (invisible code points, TR39 confusables)."""
+registered name (invisible code points, TR39 confusables), and common and blank passwords."""
 
 from __future__ import annotations
 
@@ -137,3 +137,36 @@ def test_skeletons_join_lookalikes_and_keep_names_apart() -> None:
     assert all(name_skeleton(a) == name_skeleton(b) for a, b in same)
     apart = [("Ann", "Anna"), ("张伟", "张玮"), ("Ann", "An"), ("雀神", "雀")]
     assert all(name_skeleton(a) != name_skeleton(b) for a, b in apart)
+
+
+# -- item 10: passwords ----------------------------------------------------------------------
+REFUSALS = {
+    "common": (
+        "this password is one of the most common: anyone would guess it; choose another",
+        "最常见的密码",
+    ),
+    "blank": ("a password can't be all blank", "全是空白"),
+}
+
+
+@pytest.mark.parametrize(
+    ("password", "kind"),
+    [
+        ("password1", "common"),
+        ("PASSWORD123", "common"),
+        ("12345678", "common"),
+        (" qwertyuiop ", "common"),
+        ("1q2w3e4r", "common"),
+        ("5201314520", "common"),
+        (" " * 8, "blank"),
+        ("\t \u3000\u00a0" * 3, "blank"),
+    ],
+)
+def test_common_and_blank_passwords_are_refused(
+    srv: ServerProcess, password: str, kind: str
+) -> None:
+    source = f"127.0.8.{len(password) + ord(password[-1]) % 200}"
+    status, body, _ = register(srv, f"Careful {kind}", source, password)
+    assert status == 400 and body["code"] == "bad_password", body
+    error, error_zh = REFUSALS[kind]
+    assert body["error"] == error and error_zh in body["error_zh"], body

@@ -52,6 +52,7 @@ from sqlalchemy.exc import IntegrityError
 
 from laizi.server.login_guard import WINDOW_SECONDS, LoginGuard, LoginRefused
 from laizi.server.names import NameRefused, has_hidden, name_skeleton, normalize_name
+from laizi.server.passwords import password_refusal
 from laizi.server.store import inserted_id, metadata
 
 __all__ = [
@@ -150,12 +151,17 @@ def check_name(name: Any) -> str:
 
 
 def check_password(password: Any) -> str:
+    """A password of 8–1024 characters that is not all blank and not one of the most common
+    passwords (:mod:`laizi.server.passwords`), else :class:`AccountError` ``bad_password``."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError(
             "bad_password",
             f"a password has {MIN_PASSWORD}–{MAX_PASSWORD} characters",
             zh=f"密码为 {MIN_PASSWORD}–{MAX_PASSWORD} 个字符",
         )
+    refused = password_refusal(password)
+    if refused is not None:
+        raise AccountError("bad_password", refused[1], zh=refused[0])
     return password
 
 
