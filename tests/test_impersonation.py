@@ -1,16 +1,19 @@
 """Issue 24, items 4 and 10, replayed against a real ``laizi serve``: names that look like a
-registered name (invisible code points, TR39 confusables), and common and blank passwords."""
+registered name (invisible code points, TR39 confusables), common and blank passwords, and
+guessing bot tokens from one address."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from laizi.server.accounts import LOGIN_LIMIT_PER_ADDRESS
 from laizi.server.names import DEFAULT_IGNORABLE, is_default_ignorable, name_skeleton
 from tests.limits_helpers import http, messages_of, ws_connect
 from tests.server_helpers import ServerProcess
@@ -170,3 +173,45 @@ def test_common_and_blank_passwords_are_refused(
     assert status == 400 and body["code"] == "bad_password", body
     error, error_zh = REFUSALS[kind]
     assert body["error"] == error and error_zh in body["error_zh"], body
+
+
+# -- item 10: bot tokens under the login bucket ----------------------------------------------
+async def _bot_hello(srv: ServerProcess, source: str, token: str, room: str) -> dict[str, Any]:
+    ws = await ws_connect(f"ws://127.0.0.1:{srv.port}/ws/bot", source)
+    try:
+        await asyncio.wait_for(ws.recv(), 10)  # the server's hello
+        await ws.send(json.dumps({"type": "hello", "version": 1, "room": room, "token": token}))
+        answer: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 20))
+        return answer
+    finally:
+        await ws.close()
+
+
+def test_wrong_bot_tokens_from_one_address_are_rate_limited(srv: ServerProcess) -> None:
+    status, _, cookie = register(srv, "Tokenholder", "127.0.9.1")
+    assert status == 201
+    status, _, issued = call(srv, "POST", "/api/bot-tokens", {"name": "mine"}, "127.0.9.1", cookie)
+    assert status == 201
+    right = issued["token"]
+    room = srv.create_room(players=1, bot_delay_ms=0, claim_window_ms=0)["code"]
+    guesser = "127.0.9.2"
+    answers = [
+        asyncio.run(_bot_hello(srv, guesser, f"lzb_guess{n:040d}", room))["code"] for n in range(24)
+    ]
+    limited = answers.index("rate_limited")
+    assert limited == LOGIN_LIMIT_PER_ADDRESS, answers
+    assert answers == ["bad_token"] * limited + ["rate_limited"] * (24 - limited)
+    # The answer is the one a login from that address now gets too: one bucket per address.
+    refused = asyncio.run(_bot_hello(srv, guesser, right, room))
+    status, headers, login = call(
+        srv, "POST", "/api/login", {"name": "Tokenholder", "password": PASSWORD}, guesser
+    )
+    assert status == 429 and login["code"] == refused["code"] == "rate_limited", (login, refused)
+    assert 0 < refused["retry_after"] <= 15 * 60 and 0 < int(headers["retry-after"]) <= 15 * 60
+    for text in (refused["message"], login["error"]):
+        assert re.fullmatch(r"too many tries; try again in \d+ s", text), text
+    for text in (refused["message_zh"], login["error_zh"]):
+        assert re.fullmatch(r"尝试次数过多，请 \d+ 秒后再试", text), text
+    # The right token from another address still seats its bot.
+    joined = asyncio.run(_bot_hello(srv, "127.0.9.3", right, room))
+    assert joined["type"] == "joined" and joined["room"] == room, joined

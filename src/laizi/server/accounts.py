@@ -28,7 +28,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -66,6 +66,8 @@ __all__ = [
     "check_name",
     "check_password",
 ]
+
+T = TypeVar("T")
 
 SESSION_SECONDS = 30 * 24 * 3600
 """A session lasts 30 days from login."""
@@ -299,6 +301,21 @@ class Accounts:
     def count(self) -> int:
         with self.engine.connect() as c:
             return int(c.execute(select(func.count()).select_from(accounts)).scalar() or 0)
+
+    # -- other secrets ---------------------------------------------------------------------------
+    def check_secret(self, address: str, check: Callable[[], T | None]) -> T | None:
+        """Check a secret that is not a password (a bot token) under the address's login bucket:
+        refused with ``429 rate_limited`` while ``address`` has tried too often (wrong tokens
+        and logins count alike), and a wrong one (``check`` returns None) is one more try.  A
+        right one is not counted, so a bot that reconnects often is never slowed.  May block on
+        the cluster's shared counts: call it from a worker thread."""
+        wait = self.tries_by_address.retry_after(address)
+        if wait is not None:
+            raise _limited(wait)
+        found = check()
+        if found is None:
+            self.tries_by_address.hit(address)
+        return found
 
     # -- login -----------------------------------------------------------------------------------
     def login(self, name: Any, password: Any, address: str = "") -> tuple[Account, str]:
