@@ -263,7 +263,7 @@ def http(srv: ServerProcess, method: str, path: str, body: Any = None, cookie: s
 
 
 def login_cookie(srv: ServerProcess, name: str) -> str:
-    status, headers, _ = http(srv, "POST", "/api/register", {"name": name, "password": "password1"})
+    status, headers, _ = http(srv, "POST", "/api/register", {"name": name, "password": "hongzhong"})
     assert status == 201
     return headers["Set-Cookie"].split(";")[0]
 

@@ -37,7 +37,7 @@ def client(db_url: str) -> Iterator[Any]:
         yield test_client
 
 
-def register(client: Any, name: str, password: str = "password1") -> Any:
+def register(client: Any, name: str, password: str = "hongzhong") -> Any:
     return client.post("/api/register", json={"name": name, "password": password})
 
 
@@ -84,7 +84,7 @@ def test_login_logout_and_the_old_session_is_dead(client: Any) -> None:
     client.cookies.clear()
     bad = client.post("/api/login", json={"name": "Ann", "password": "nope-nope"})
     assert bad.status_code == 401 and bad.json()["code"] == "bad_login"
-    good = client.post("/api/login", json={"name": "ann", "password": "password1"})
+    good = client.post("/api/login", json={"name": "ann", "password": "hongzhong"})
     assert good.status_code == 200 and good.json()["name"] == "Ann"
     token = client.cookies["laizi_session"]
     out = client.post("/api/logout", json={})
@@ -102,7 +102,7 @@ def test_login_is_rate_limited_with_retry_after(client: Any) -> None:
         for _ in range(5)
     ]
     assert codes == [401] * 5
-    limited = client.post("/api/login", json={"name": "Ann", "password": "password1"})
+    limited = client.post("/api/login", json={"name": "Ann", "password": "hongzhong"})
     assert limited.status_code == 429 and limited.json()["code"] == "login_locked"
     assert "秒后再试" in limited.json()["error_zh"]
     assert 890 <= int(limited.headers["retry-after"]) <= 901
@@ -110,18 +110,18 @@ def test_login_is_rate_limited_with_retry_after(client: Any) -> None:
     register(client, "Bo")
     client.cookies.clear()
     assert (
-        client.post("/api/login", json={"name": "Bo", "password": "password1"}).status_code == 200
+        client.post("/api/login", json={"name": "Bo", "password": "hongzhong"}).status_code == 200
     )
 
 
 @pytest.mark.parametrize(
     ("kwargs", "status", "code"),
     [
-        ({"content": b"name=Ann&password=password1"}, 415, "bad_request"),
+        ({"content": b"name=Ann&password=hongzhong"}, 415, "bad_request"),
         ({"content": b"{", "headers": {"content-type": "application/json"}}, 400, "bad_request"),
         ({"json": [1, 2]}, 400, "bad_request"),
         ({"json": {"name": "Ann"}}, 400, "bad_password"),
-        ({"json": {"name": "<b>", "password": "password1"}}, 400, "bad_name"),
+        ({"json": {"name": "<b>", "password": "hongzhong"}}, 400, "bad_name"),
         ({"content": b"x" * 5000, "headers": {"content-type": "application/json"}}, 413, None),
     ],
 )

@@ -222,13 +222,13 @@ def test_account_names_are_normalised_and_lookalikes_refused(srv: ServerProcess)
     address = "10.7.0.1"
     for bad in ["Z\u200bed", "\u0417ed", "Zed\u202e", "Zed\x00", "\u3164"]:
         status, body, _ = post_json(
-            srv, "/api/register", {"name": bad, "password": "password1"}, address
+            srv, "/api/register", {"name": bad, "password": "hongzhong"}, address
         )
         assert status == 400 and body["code"] == "bad_name", (bad, body)
         assert body["error_zh"], body
     # Full-width letters are the same name: registered as "Zed", and "ｚｅｄ" is then taken.
     status, body, _ = post_json(
-        srv, "/api/register", {"name": "Ｚｅｄ", "password": "password1"}, address
+        srv, "/api/register", {"name": "Ｚｅｄ", "password": "hongzhong"}, address
     )
     assert status == 201 and body["name"] == "Zed"
     status, body, _ = post_json(
@@ -238,13 +238,13 @@ def test_account_names_are_normalised_and_lookalikes_refused(srv: ServerProcess)
     # CJK with Latin is fine; an all-Cyrillic name is fine.
     for good in ["雀神 Zed", "Зоя"]:
         status, body, _ = post_json(
-            srv, "/api/register", {"name": good, "password": "password1"}, address
+            srv, "/api/register", {"name": good, "password": "hongzhong"}, address
         )
         assert status == 201 and body["name"] == good
 
 
 def test_guest_names_are_checked_and_guests_are_always_flagged(srv: ServerProcess) -> None:
-    post_json(srv, "/api/register", {"name": "Quinn", "password": "password1"}, "10.7.1.1")
+    post_json(srv, "/api/register", {"name": "Quinn", "password": "hongzhong"}, "10.7.1.1")
     code = srv.create_room(players=3)["code"]
     results = asyncio.run(
         _guest_names(srv, code, ["Qu\u200binn", "\u049auinn", "Quinn\x00", "Q\u0308\u0308\u0308"])
@@ -269,7 +269,7 @@ def test_guest_names_are_checked_and_guests_are_always_flagged(srv: ServerProces
 
 def test_an_account_seat_is_not_flagged_guest(srv: ServerProcess) -> None:
     status, _, headers = post_json(
-        srv, "/api/register", {"name": "Rosa", "password": "password1"}, "10.7.2.1"
+        srv, "/api/register", {"name": "Rosa", "password": "hongzhong"}, "10.7.2.1"
     )
     assert status == 201
     cookie = headers["set-cookie"].split(";")[0]
@@ -292,7 +292,7 @@ def test_an_account_seat_is_not_flagged_guest(srv: ServerProcess) -> None:
 
 # -- point 7: failed logins ----------------------------------------------------------------------
 def test_wrong_passwords_lock_one_address_not_the_owner(srv: ServerProcess) -> None:
-    post_json(srv, "/api/register", {"name": "Sam", "password": "password1"}, "10.6.0.1")
+    post_json(srv, "/api/register", {"name": "Sam", "password": "hongzhong"}, "10.6.0.1")
     attacker = "10.6.6.6"
     for _ in range(5):
         status, body, _ = post_json(
@@ -300,19 +300,19 @@ def test_wrong_passwords_lock_one_address_not_the_owner(srv: ServerProcess) -> N
         )
         assert status == 401 and body["code"] == "bad_login"
     status, body, headers = post_json(
-        srv, "/api/login", {"name": "Sam", "password": "password1"}, attacker
+        srv, "/api/login", {"name": "Sam", "password": "hongzhong"}, attacker
     )
     assert status == 429 and body["code"] == "login_locked"
     assert 890 <= int(headers["retry-after"]) <= 900 and "秒后再试" in body["error_zh"]
     # Before: the whole account was locked for 15 minutes.  Now the owner logs in.
     status, body, _ = post_json(
-        srv, "/api/login", {"name": "Sam", "password": "password1"}, "10.6.0.2"
+        srv, "/api/login", {"name": "Sam", "password": "hongzhong"}, "10.6.0.2"
     )
     assert status == 200 and body["name"] == "Sam"
 
 
 def test_many_attackers_slow_an_account_but_a_fresh_address_gets_in(srv: ServerProcess) -> None:
-    post_json(srv, "/api/register", {"name": "Tao", "password": "password1"}, "10.5.0.1")
+    post_json(srv, "/api/register", {"name": "Tao", "password": "hongzhong"}, "10.5.0.1")
     for i in range(14):  # fourteen addresses, one wrong password each: the delay is 16 s now
         status, body, _ = post_json(
             srv, "/api/login", {"name": "Tao", "password": "guess-guess"}, f"10.5.1.{i}"
@@ -324,28 +324,28 @@ def test_many_attackers_slow_an_account_but_a_fresh_address_gets_in(srv: ServerP
     assert status == 429 and body["code"] == "login_slowed"
     assert 1 <= int(headers["retry-after"]) <= 16 and "秒后再试" in body["error_zh"]
     status, body, _ = post_json(
-        srv, "/api/login", {"name": "Tao", "password": "password1"}, "10.5.9.9"
+        srv, "/api/login", {"name": "Tao", "password": "hongzhong"}, "10.5.9.9"
     )
     assert status == 200 and body["name"] == "Tao"
 
 
 def test_login_with_a_nul_in_the_name_is_a_bad_login(srv: ServerProcess) -> None:
     status, body, _ = post_json(
-        srv, "/api/login", {"name": "Sam\x00", "password": "password1"}, "10.4.0.1"
+        srv, "/api/login", {"name": "Sam\x00", "password": "hongzhong"}, "10.4.0.1"
     )
     assert status == 401 and body["code"] == "bad_login" and body["error_zh"] == "名字或密码错误"
 
 
 def test_x_forwarded_for_is_ignored_without_proxy_headers(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "db.sqlite3") as server:
-        post_json(server, "/api/register", {"name": "Uma", "password": "password1"}, "1.1.1.1")
+        post_json(server, "/api/register", {"name": "Uma", "password": "hongzhong"}, "1.1.1.1")
         for i in range(5):  # "from" five addresses: all really from 127.0.0.1
             status, _, _ = post_json(
                 server, "/api/login", {"name": "Uma", "password": "guess-guess"}, f"9.9.9.{i}"
             )
             assert status == 401
         status, body, _ = post_json(
-            server, "/api/login", {"name": "Uma", "password": "password1"}, "9.9.9.200"
+            server, "/api/login", {"name": "Uma", "password": "hongzhong"}, "9.9.9.200"
         )
         assert status == 429 and body["code"] == "login_locked"
 
@@ -487,7 +487,7 @@ def test_the_guest_flags_survive_a_kill_9_and_restart(tmp_path: Path, db_url: st
     server = ServerProcess(tmp_path / "db.sqlite3", db_url=db_url).start()
     try:
         status, _, headers = post_json(
-            server, "/api/register", {"name": "Vera", "password": "password1"}, "1.1.1.1"
+            server, "/api/register", {"name": "Vera", "password": "hongzhong"}, "1.1.1.1"
         )
         assert status == 201
         cookie = headers["set-cookie"].split(";")[0]

@@ -67,7 +67,7 @@ def pid(srv: ServerProcess) -> int:
 
 async def register(port: int, name: str, source: str) -> str:
     status, headers, body = await http(
-        port, "POST", "/api/register", {"name": name, "password": "password1"}, source=source
+        port, "POST", "/api/register", {"name": name, "password": "hongzhong"}, source=source
     )
     assert status == 201, body
     return headers["set-cookie"].split(";")[0]
@@ -330,7 +330,7 @@ def test_a_login_burst_slows_logins_never_tables(serve: Any) -> None:
             srv.port,
             "POST",
             "/api/login",
-            {"name": "Victim", "password": "password1"},
+            {"name": "Victim", "password": "hongzhong"},
             source=address(100),
         )
         assert status == 200 and body["name"] == "Victim"

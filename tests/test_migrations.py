@@ -5,16 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 import laizi.server.ratings  # noqa: F401  (its tables join the metadata)
 from laizi.server import store as store_module
+from laizi.server.accounts import AccountError, Accounts
 from laizi.server.store import Store, metadata
+from tests.server_helpers import FAST_HASH
 
 ACCOUNTS_REVISION = "0003"
 """The migration of issue 8's tables."""
@@ -63,5 +66,34 @@ def test_downgrade_and_upgrade_again(db_url: str) -> None:
         store.migrate()
         with store.engine.connect() as c:
             assert set(inspect(c).get_table_names()) >= ISSUE_8_TABLES
+    finally:
+        store.close()
+
+
+def test_old_accounts_get_their_lookalike_keys(db_url: str) -> None:
+    """Migration 0006 fills ``name_skeleton`` in, oldest first: an old account that already
+    looked like an older one keeps no key (the older holds it), and the keys are unique."""
+    store = Store(db_url)
+    try:
+        with store.engine.begin() as c:
+            command.downgrade(_config(c), "0005_cluster")
+            for name in ["Ann", "ɑnn", "Bo"]:  # ɑnn was let in before the keys
+                c.execute(
+                    text(
+                        "INSERT INTO accounts (name, name_key, password_hash, created) "
+                        "VALUES (:name, :key, 'x', 0)"
+                    ),
+                    {"name": name, "key": name.casefold()},
+                )
+        store.migrate()
+        with store.engine.connect() as c:
+            rows = c.execute(text("SELECT name, name_skeleton FROM accounts ORDER BY id")).all()
+        assert [tuple(row) for row in rows] == [("Ann", "ann"), ("ɑnn", None), ("Bo", "bo")]
+        service = Accounts(store.engine, hasher=FAST_HASH)
+        holder = service.look_alike("ɑNN")
+        assert holder is not None and holder.name == "Ann"
+        with pytest.raises(AccountError) as taken:
+            service.register("ANN", "four winds and a red dragon")
+        assert taken.value.code == "name_taken"
     finally:
         store.close()

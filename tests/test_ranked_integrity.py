@@ -294,7 +294,7 @@ def _room(store: Store, code: str, rules: Any = "wuhan-hongzhong-kaikou") -> int
 
 def _accounts(store: Store, *names: str) -> list[int]:
     service = Accounts(store.engine, hasher=FAST_HASH)
-    return [service.register(name, "password1").id for name in names]
+    return [service.register(name, "hongzhong").id for name in names]
 
 
 def _all_points(store: Store) -> list[Fraction]:
@@ -487,7 +487,7 @@ def _poisoned_match(db_url: str) -> tuple[int, str, int]:
     """A finished match with an account seat whose record the booking cannot read."""
     store = Store(db_url)
     try:
-        ann = Accounts(store.engine, hasher=FAST_HASH).register("Ann", "password1").id
+        ann = Accounts(store.engine, hasher=FAST_HASH).register("Ann", "hongzhong").id
         room = _room(store, "POISON")
         store.set_seat(room, 0, "human", "Ann", "t")
         link_seat(store.engine, room, 0, ann)

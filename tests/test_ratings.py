@@ -104,7 +104,7 @@ def _room(store: Store, rules: str = "wuhan-hongzhong-kaikou") -> int:
 
 def _accounts(store: Store, *names: str) -> list[int]:
     service = Accounts(store.engine, hasher=FAST_HASH)
-    return [service.register(name, "password1").id for name in names]
+    return [service.register(name, "hongzhong").id for name in names]
 
 
 def paid_of(*payments: list[Any]) -> Paid:

@@ -28,7 +28,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -44,13 +44,15 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    or_,
     select,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 
 from laizi.server.login_guard import WINDOW_SECONDS, LoginGuard, LoginRefused
-from laizi.server.names import NameRefused, has_hidden, normalize_name
+from laizi.server.names import NameRefused, has_hidden, name_skeleton, normalize_name
+from laizi.server.passwords import password_refusal
 from laizi.server.store import inserted_id, metadata
 
 __all__ = [
@@ -65,6 +67,8 @@ __all__ = [
     "check_password",
 ]
 
+T = TypeVar("T")
+
 SESSION_SECONDS = 30 * 24 * 3600
 """A session lasts 30 days from login."""
 LOGIN_WINDOW_SECONDS = WINDOW_SECONDS
@@ -75,6 +79,8 @@ REGISTER_LIMIT_PER_ADDRESS = 10
 """Registrations from one client address within the window."""
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
+SKELETON_LENGTH = 512
+"""The longest look-alike key kept (a name of 32 letters whose prototypes are long)."""
 
 accounts = Table(
     "accounts",
@@ -82,9 +88,14 @@ accounts = Table(
     Column("id", Integer, primary_key=True),
     Column("name", String(32), nullable=False),
     Column("name_key", String(128), nullable=False, unique=True),
+    Column("name_skeleton", String(SKELETON_LENGTH), nullable=True),
     Column("password_hash", String(256), nullable=False),
     Column("created", Float, nullable=False),
+    Index("accounts_name_skeleton", "name_skeleton", unique=True),
 )
+"""``name_skeleton`` is :func:`laizi.server.names.name_skeleton` of the name: one account per
+look-alike key.  It is empty only on an account that already looked like an older one when the
+key was introduced (migration ``0006_name_skeleton``): the older account holds the key."""
 
 sessions = Table(
     "sessions",
@@ -136,18 +147,23 @@ def check_name(name: Any) -> str:
         name = normalize_name(name)
     except NameRefused as error:
         raise AccountError(error.code, error.en, zh=error.zh) from None
-    if len(_name_key(name)) > 128:
+    if len(_name_key(name)) > 128 or len(name_skeleton(name)) > SKELETON_LENGTH:
         raise AccountError("bad_name", "the name is too long", zh="名字太长")
     return name
 
 
 def check_password(password: Any) -> str:
+    """A password of 8–1024 characters that is not all blank and not one of the most common
+    passwords (:mod:`laizi.server.passwords`), else :class:`AccountError` ``bad_password``."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError(
             "bad_password",
             f"a password has {MIN_PASSWORD}–{MAX_PASSWORD} characters",
             zh=f"密码为 {MIN_PASSWORD}–{MAX_PASSWORD} 个字符",
         )
+    refused = password_refusal(password)
+    if refused is not None:
+        raise AccountError("bad_password", refused[1], zh=refused[0])
     return password
 
 
@@ -239,17 +255,21 @@ class Accounts:
         if wait is not None:
             raise _limited(wait)
         key = _name_key(name)
-        with self.engine.connect() as c:
-            taken = c.execute(select(accounts.c.id).where(accounts.c.name_key == key)).scalar()
-        if taken is not None:
-            raise _taken(name)
+        look = name_skeleton(name)
+        holder = self.look_alike(name)
+        if holder is not None:
+            raise _taken(name, holder.name)
         created = self.clock()
         password_hash = self.hasher.hash(password)
         try:
             with self.engine.begin() as c:
                 result = c.execute(
                     insert(accounts).values(
-                        name=name, name_key=key, password_hash=password_hash, created=created
+                        name=name,
+                        name_key=key,
+                        name_skeleton=look,
+                        password_hash=password_hash,
+                        created=created,
                     )
                 )
                 account_id = inserted_id(result)
@@ -262,9 +282,40 @@ class Accounts:
             row = c.execute(select(accounts).where(accounts.c.name_key == _name_key(name))).first()
         return None if row is None else Account(row.id, row.name, row.created)
 
+    def look_alike(self, name: str) -> Account | None:
+        """The account whose name is ``name`` (any case) or looks like it (one
+        :func:`~laizi.server.names.name_skeleton`), else None; ``name`` is normalised."""
+        with self.engine.connect() as c:
+            row = c.execute(
+                select(accounts)
+                .where(
+                    or_(
+                        accounts.c.name_key == _name_key(name),
+                        accounts.c.name_skeleton == name_skeleton(name),
+                    )
+                )
+                .order_by(accounts.c.id)
+            ).first()
+        return None if row is None else Account(row.id, row.name, row.created)
+
     def count(self) -> int:
         with self.engine.connect() as c:
             return int(c.execute(select(func.count()).select_from(accounts)).scalar() or 0)
+
+    # -- other secrets ---------------------------------------------------------------------------
+    def check_secret(self, address: str, check: Callable[[], T | None]) -> T | None:
+        """Check a secret that is not a password (a bot token) under the address's login bucket:
+        refused with ``429 rate_limited`` while ``address`` has tried too often (wrong tokens
+        and logins count alike), and a wrong one (``check`` returns None) is one more try.  A
+        right one is not counted, so a bot that reconnects often is never slowed.  May block on
+        the cluster's shared counts: call it from a worker thread."""
+        wait = self.tries_by_address.retry_after(address)
+        if wait is not None:
+            raise _limited(wait)
+        found = check()
+        if found is None:
+            self.tries_by_address.hit(address)
+        return found
 
     # -- login -----------------------------------------------------------------------------------
     def login(self, name: Any, password: Any, address: str = "") -> tuple[Account, str]:
@@ -365,9 +416,16 @@ def _limited(wait: float) -> AccountError:
     )
 
 
-def _taken(name: str) -> AccountError:
+def _taken(name: str, holder: str | None = None) -> AccountError:
+    if holder is None or _name_key(holder) == _name_key(name):
+        return AccountError(
+            "name_taken", f"the name {name!r} is taken", 409, zh=f"名字「{name}」已被占用"
+        )
     return AccountError(
-        "name_taken", f"the name {name!r} is taken", 409, zh=f"名字「{name}」已被占用"
+        "name_taken",
+        f"the name {name!r} looks like {holder!r}, which is taken",
+        409,
+        zh=f"名字「{name}」看起来和已被占用的「{holder}」一样",
     )
 
 

@@ -65,7 +65,8 @@ def attach(hub: Hub) -> Accounts:
 
 
 GUEST_MARK = " (游客)"
-"""Added to a guest's chosen name when an account has that name: nobody passes for another."""
+"""Added to a guest's chosen name when an account has that name or one that looks like it (one
+look-alike key, ``laizi.server.names.name_skeleton``): nobody passes for another."""
 
 
 def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
@@ -89,7 +90,7 @@ def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
         name = normalize_name(message.name)
     except NameRefused as error:
         raise ProtocolError(error.code, error.en, error.zh) from None
-    if hub.accounts is not None and hub.accounts.by_name(name) is not None:
+    if hub.accounts is not None and hub.accounts.look_alike(name) is not None:
         name = name[: 32 - len(GUEST_MARK)] + GUEST_MARK
     return msgspec.structs.replace(message, name=name)
 

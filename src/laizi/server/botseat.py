@@ -29,6 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from laizi.botproto.protocol import PROTOCOL, VERSION, notice, read_answer
 from laizi.bots.safe import safe_default
 from laizi.engine import Action, view
+from laizi.server.accounts import AccountError
 from laizi.server.bottokens import BotIdentity, BotTokens
 from laizi.server.hub import Hub, hub_of
 from laizi.server.limits import MESSAGE_TEXT, MessageGate
@@ -230,8 +231,13 @@ async def _writer(ws: WebSocket, out: asyncio.Queue[str | None]) -> None:
             return
 
 
-def _identity(hub: Hub, token: Any) -> BotIdentity | None:
-    return BotTokens(hub.store.engine).identify(token)
+def _identity(hub: Hub, token: Any, address: str | None) -> BotIdentity | None:
+    """The token's bot, under the login limit of ``address`` (None: a connection forwarded by
+    another process of a cluster, which counted it already); blocks: run in a thread."""
+    tokens = BotTokens(hub.store.engine)
+    if hub.accounts is None or address is None:
+        return tokens.identify(token)
+    return hub.accounts.check_secret(address, lambda: tokens.identify(token))
 
 
 async def _hello(ws: WebSocket, seconds: float) -> dict[str, Any] | None:
@@ -270,7 +276,7 @@ async def bot_websocket(ws: WebSocket) -> None:
         await ws.close(code=1008)
         return
     try:
-        await _serve(ws, hub, internal)
+        await _serve(ws, hub, address, internal)
     except WebSocketDisconnect:
         pass
     except Exception:
@@ -299,7 +305,7 @@ async def _refuse(ws: WebSocket, code: str, message: str, **params: str) -> None
     await ws.close(code=1008)
 
 
-async def _serve(ws: WebSocket, hub: Hub, internal: bool = False) -> None:
+async def _serve(ws: WebSocket, hub: Hub, address: str, internal: bool = False) -> None:
     await ws.send_text(_frame({"type": "hello", "protocol": PROTOCOL, "version": VERSION}))
     seconds = hub.limits.ws_join_seconds
     hello = await _hello(ws, seconds)
@@ -316,7 +322,19 @@ async def _serve(ws: WebSocket, hub: Hub, internal: bool = False) -> None:
         return
     header = ws.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else hello.get("token")
-    identity = _identity(hub, token)
+    try:
+        identity = await asyncio.to_thread(_identity, hub, token, None if internal else address)
+    except AccountError as limited:  # the same answer as to too many logins from the address
+        refusal = {
+            "type": "error",
+            "code": limited.code,
+            "message": limited.message,
+            "message_zh": limited.zh,
+            "retry_after": limited.retry_after,
+        }
+        await ws.send_text(_frame(refusal))
+        await ws.close(code=1008)
+        return
     if identity is None:
         await _refuse(ws, "bad_token", "no live bot token like that: issue one at /api/bot-tokens")
         return
