@@ -79,6 +79,7 @@ def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
         seed=bytes.fromhex(end["seed"]),
         hand_number=start["hand"],
         scores=tuple(Fraction(str(x)) for x in start["scores"]),
+        previous=start.get("previous"),  # the hash chain, from hand 1 on
     )
     out = as_streamed(state, first)
     for event in record[len(first) :]:

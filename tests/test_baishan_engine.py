@@ -420,9 +420,9 @@ def test_a_match_moves_the_dealer_by_part_b_and_keeps_kong_payments_in_the_total
     seen = set()
     for index in range(40):
         dealer = match.dealer
-        state, _ = match.deal(hashlib.sha256(index.to_bytes(4, "big")).digest())
+        state, first = match.deal(hashlib.sha256(index.to_bytes(4, "big")).digest())
         events = play_out(state, eager_choice(rng))
-        match.finish()
+        match.finish(first + events)
         winner = state.result["winner"]
         expected = dealer if winner in (None, dealer) else (dealer + 1) % 4
         assert match.dealer == expected

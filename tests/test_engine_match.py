@@ -16,6 +16,7 @@ from laizi.engine import (
     play_out,
     verify,
 )
+from laizi.engine.events import hand_digest
 from laizi.engine.record import to_jsonl
 
 
@@ -42,7 +43,7 @@ def play_match(hands: int, seed: int):
         while not state.over:
             seat = state.to_act()[0]
             events += apply(state, choose(legal_actions(state, seat)))
-        match.finish()
+        match.finish(events)
         history.append((dealer, state.result["winner"], match.dealer))
         record += events
     return match, record, history
@@ -87,6 +88,7 @@ def test_a_match_record_with_the_wrong_next_dealer_is_rejected():
         seed=seed,
         hand_number=4,
         scores=tuple(Fraction(str(x)) for x in start["scores"]),
+        previous=start["previous"],
     )
     hand += play_out(state, random.Random(1).choice)
     events = events[: starts[4]] + parse_record(to_jsonl(hand)) + events[starts[5] :]
@@ -105,6 +107,7 @@ def test_nothing_may_follow_an_escape():
         seed=bytes(range(32)),
         hand_number=1,
         scores=tuple(state.result["payments"]),
+        previous=hand_digest(first),
     )
     second += play_out(state, random.Random(2).choice)
     verdict = verify(parse_record(to_jsonl(first + second)))

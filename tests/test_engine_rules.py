@@ -430,26 +430,26 @@ def test_a_drawn_hand_keeps_the_dealer_and_a_win_moves_it():
     assert ruleset.next_dealer(2, 3) == 3
     assert ruleset.next_dealer(3, 1) == 0
     match = Match(ruleset, dealer=2)
-    state, _ = match.deal(bytes(32))
+    state, record = match.deal(bytes(32))
     while not state.over:  # nobody ever claims or wins: the hand is drawn
         seat = state.to_act()[0]
         legal = legal_actions(state, seat)
         choice = next((a for a in legal if a.type in ("pass", "discard")), legal[0])
-        apply(state, choice)
+        record += apply(state, choice)
     assert state.result["reason"] == "drawn"
-    match.finish()
+    match.finish(record)
     assert match.dealer == 2 and match.totals == [0, 0, 0, 0]
 
 
 def test_escape_pays_the_penalty_split_among_the_others():
     match = Match(make_ruleset("wuhan-hongzhong-koukou"), dealer=0)
-    state, _ = match.deal(bytes(range(32)))
+    state, first = match.deal(bytes(range(32)))
     events = apply(state, Action(2, "abandon"))
     assert events[0] == {"type": "abandon", "seat": 2}
     last = events[-1]
     assert last["reason"] == "abandon" and last["seat"] == 2
     assert last["payments_exact"] == ["500/3", "500/3", "-500", "500/3"]
-    match.finish()
+    match.finish(first + events)
     assert match.over and match.escaped == 2
     assert match.totals == [Fraction(500, 3), Fraction(500, 3), Fraction(-500), Fraction(500, 3)]
     assert sum(match.totals) == 0

@@ -37,7 +37,7 @@ def match_records(preset: str, seed: int, hands: int = 6) -> list[list[dict[str,
         while not state.over:
             seat = state.to_act()[0]
             events += apply(state, bots[seat].act(view(state, seat), legal_actions(state, seat)))
-        match.finish()
+        match.finish(events)
         records.append(events)
     return records
 

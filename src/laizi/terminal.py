@@ -171,7 +171,7 @@ class TerminalTable:
             for s in range(4)
             if s != self.seat
         }
-        state, _ = self.match.deal(self._hand_seed())
+        state, record = self.match.deal(self._hand_seed())
         self.log = []
         stayed = True
         while not state.over:
@@ -185,12 +185,14 @@ class TerminalTable:
                     action, stayed = Action(seat, ABANDON), False
             else:
                 action = bots[seat].act(view(state, seat), legal)
-            for event in apply(state, action):
+            events = apply(state, action)
+            record += events
+            for event in events:
                 line = self.describe(seat_event(event, self.seat))
                 if line:
                     self.log.append(line)
         self.show_end(view(state, self.seat), state.result)
-        self.match.finish()
+        self.match.finish(record)
         return stayed
 
     def ask(self, prompt: str, allowed: set[str]) -> str | None:

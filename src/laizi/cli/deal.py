@@ -83,7 +83,7 @@ def deal(
             hand_seed = secrets.token_bytes(SEED_BYTES)
         state, events = match.deal(hand_seed)
         events += play_out(state, choose)
-        match.finish()
+        match.finish(events)
         for event in events:
             typer.echo(dumps_event(event))
         if match.over:

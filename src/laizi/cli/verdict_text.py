@@ -8,7 +8,7 @@ payments, exact (``+400/3``, never a rounded decimal), and each known failure in
 >>> hand_text({"hand": 0, "reason": "abandon", "winner": None, "escaped": 2,
 ...            "payments": (Fraction(400, 3), Fraction(400, 3), Fraction(-400), Fraction(400, 3))},
 ...           "zh")
-'第 1 局：座位 2 逃跑；得分 座位 0 +400/3、座位 1 +400/3、座位 2 -400、座位 3 +400/3'
+'第 0 局：座位 2 逃跑；得分 座位 0 +400/3、座位 1 +400/3、座位 2 -400、座位 3 +400/3'
 >>> problem_text("event 7: the revealed seed does not match the commitment", "zh")
 '第 7 个事件（从 0 数）：公开的种子与开局的承诺（commitment）不符'
 """
@@ -50,7 +50,28 @@ _PROBLEMS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "发的牌不是 sha256(种子, 各家贡献) 得出的牌墙：某个贡献或发牌被改过",
         ),
         (r"the deal is not the wall of the seed.*", "发的牌不是这个种子得出的牌墙"),
-        (r"running totals do not carry on", "累计总分与上一局接不上"),
+        (
+            r"running totals do not carry on: hand (\d+) starts from (.*),"
+            r" hand (\d+) ended at (.*)",
+            "累计总分与上一局接不上：第 {0} 局从 {1} 开始，第 {2} 局结束时是 {3}",
+        ),
+        (r"hand (-?\d+): hands are numbered from 0", "第 {0} 局：局号从 0 开始数"),
+        (r"the running totals (.*) do not sum to 0", "累计总分 {0} 加起来不是 0"),
+        (r"hand 0 starts from totals (.*), not from 0", "第 0 局的累计总分是 {0}，不是从 0 开始"),
+        (r"hand 0 has no previous hand to link to", "第 0 局之前没有上一局，不能有 previous"),
+        (
+            r"hand (\d+) does not link to hand (\d+) \(previous\)",
+            "第 {0} 局没有链接到第 {1} 局（缺少 previous）",
+        ),
+        (
+            r"the hash chain is broken: hand (\d+)'s previous is not the digest of hand (\d+)'s"
+            r" record \((.*)\)",
+            "哈希链断了：第 {0} 局的 previous 不是第 {1} 局记录的摘要（{2}）",
+        ),
+        (
+            r"hand (\d+) is played under other rules than hand (\d+)",
+            "第 {0} 局的规则与第 {1} 局不同",
+        ),
         (r"hand (\d+) follows hand (\d+)", "局号不连续：第 {0} 局（从 0 数）接在第 {1} 局后面"),
         (
             r"the dealer should be seat (\d+) \(RULES A9\), not seat (\d+)",
@@ -84,8 +105,9 @@ def _signed(value: Fraction) -> str:
 
 
 def hand_text(result: dict[str, Any], lang: Lang) -> str:
-    """One verified hand: how it ended and what each seat got (exact), numbered from 1."""
-    number = result["hand"] + 1
+    """One verified hand: how it ended and what each seat got (exact), numbered from 0 as in
+    records and the API."""
+    number = result["hand"]
     reason, winner = result["reason"], result["winner"]
     if reason == "win":
         how = pick(lang, f"座位 {winner} 胡牌", f"won by seat {winner}")
@@ -116,14 +138,36 @@ def problem_text(message: str, lang: Lang) -> str:
 
 
 def verdict_text(
-    ok: bool, hands: int, message: str, results: Sequence[dict[str, Any]], lang: Lang
+    status: str, hands: int, message: str, results: Sequence[dict[str, Any]], lang: Lang
 ) -> str:
-    """The one-line verdict of ``laizi verify``."""
-    if not ok:
+    """The one-line verdict of ``laizi verify``: ``status`` is the engine's
+    (:attr:`laizi.engine.record.Verdict.status`); hands are numbered from 0."""
+    if status == "failed":
         return pick(lang, "不通过：", "FAILED: ") + problem_text(message, lang)
     detail = pick(lang, "；", "; ").join(hand_text(r, lang) for r in results)
+    first = results[0]["hand"] if results else 0
+    part = ""
+    if first > 0:
+        part = pick(
+            lang,
+            f"；记录从第 {first} 局开始：它开局时的累计总分和与第 {first - 1} 局的链接（previous）"
+            "没有核对，核对整场比赛的记录才能核对它们",
+            f"; the record starts at hand {first}: the totals it starts from and its link to hand"
+            f" {first - 1} (previous) are not checked here (verify the whole match's record)",
+        )
+    if status == "unverifiable":
+        numbers = ", ".join(str(r["hand"]) for r in results if not r.get("committed", True))
+        return pick(
+            lang,
+            f"无法核实：{hands} 局可以重放，但第 {numbers} 局没有承诺（commitment）："
+            f"牌墙是记录里列出的，不是由发牌前承诺的种子得出的，可能是挑选过的"
+            f"（局号从 0 数；{detail}）{part}",
+            f"unverifiable: {hands} hand(s) replay, but hand(s) {numbers} have no commitment:"
+            f" the wall is listed, not derived from a seed committed to before the deal, so it"
+            f" may have been chosen ({detail}){part}",
+        )
     return pick(
         lang,
-        f"通过：{hands} 局核对无误（{detail}）",
-        f"ok: {hands} hand(s) verified ({detail})",
+        f"通过：{hands} 局核对无误（局号从 0 数；{detail}）{part}",
+        f"ok: {hands} hand(s) verified ({detail}){part}",
     )

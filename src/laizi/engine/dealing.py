@@ -30,12 +30,15 @@ def new_hand(
     hand_number: int = 0,
     scores: tuple[Fraction, ...] | None = None,
     contributions: Sequence[bytes | None] | None = None,
+    previous: str | None = None,
 ) -> tuple[HandState, list[Event]]:
     """Deal a hand from a 256-bit ``seed`` (fair deals, Part C) or from a whole ``wall``.
 
     With ``contributions`` (one entry per seat, None where a seat gave none) the wall comes from
     :func:`laizi.engine.wall.combined_seed` of the seed and them, and the ``start`` event lists
     them; the commitment is still ``sha256(seed)`` and the ``end`` event still reveals ``seed``.
+    ``previous`` (a hand after a match's first) is the previous hand's
+    :func:`~laizi.engine.events.hand_digest`, listed in the ``start`` event: the hash chain.
 
     Returns the state (the dealer to act) and the ``start`` and ``deal`` events.
     """
@@ -89,6 +92,8 @@ def new_hand(
         "scores": [number(s) for s in state.scores],
         "commitment": state.commitment,
     }
+    if previous is not None:
+        start["previous"] = previous
     if contributions is not None:
         start["contributions"] = format_contributions(contributions)
     if seed is None:

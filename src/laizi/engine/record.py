@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from laizi import jsonsafe
@@ -33,6 +34,7 @@ from laizi.engine.actions import (
     Action,
     ActionError,
 )
+from laizi.engine.events import hand_digest
 from laizi.engine.game import IllegalAction, apply, new_hand, number
 from laizi.engine.illegal import why_illegal
 from laizi.engine.state import HandState
@@ -191,8 +193,6 @@ def deal_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str,
         raise RecordError(0, "dealer must be a seat 0–3")
     hand_number = start.get("hand", 0)
     scores = start.get("scores", [0, 0, 0, 0])
-    from fractions import Fraction
-
     try:
         totals = tuple(Fraction(str(x)) for x in scores)
     except (TypeError, ValueError):
@@ -201,6 +201,19 @@ def deal_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str,
         raise RecordError(0, "scores must be four numbers")
     if isinstance(hand_number, bool) or not isinstance(hand_number, int):
         raise RecordError(0, "hand must be a number")
+    if hand_number < 0:
+        raise RecordError(0, f"hand {hand_number}: hands are numbered from 0")
+    if not _zero_sum(totals):
+        raise RecordError(0, f"the running totals {_numbers(totals)} do not sum to 0")
+    if hand_number == 0 and any(totals):
+        raise RecordError(0, f"hand 0 starts from totals {_numbers(totals)}, not from 0")
+    previous = start.get("previous")
+    if hand_number == 0 and "previous" in start:
+        raise RecordError(0, "hand 0 has no previous hand to link to")
+    if hand_number > 0 and not _is_digest(previous):
+        raise RecordError(
+            0, f"hand {hand_number} does not link to hand {hand_number - 1} (previous)"
+        )
     promised = start.get("commitment")
     try:
         if promised is not None:
@@ -224,6 +237,7 @@ def deal_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str,
                 hand_number=hand_number,
                 scores=totals,
                 contributions=contributions,
+                previous=previous,
             )
             if contributions is not None and len(events) > 1:
                 recorded, dealt = events[1], produced[1]
@@ -241,12 +255,36 @@ def deal_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str,
             if sorted(wall) != [t for t in range(34) for _ in range(4)]:
                 raise RecordError(0, "the wall is not the 136 tiles")
             state, produced = new_hand(
-                ruleset, dealer, wall=wall, hand_number=hand_number, scores=totals
+                ruleset,
+                dealer,
+                wall=wall,
+                hand_number=hand_number,
+                scores=totals,
+                previous=previous,
             )
     except (WallError, TileParseError) as error:
         raise RecordError(0, str(error)) from None
     check_events(produced, events, 0)
     return state, produced
+
+
+def _numbers(totals: tuple[Fraction, ...]) -> str:
+    return "[" + ", ".join(str(number(x)) for x in totals) + "]"
+
+
+def _zero_sum(totals: tuple[Fraction, ...]) -> bool:
+    """The totals sum to 0 — exactly, or as nearly as decimals can when a total has none (400/3
+    is recorded as 133.33333333333334; ``end`` gives such payments exactly, ``start`` does not)."""
+    error: Fraction = abs(sum(totals, Fraction(0)))
+    largest: Fraction = max(abs(x) for x in totals)
+    return error == 0 or error <= 4 * largest * Fraction(1, 2**52)
+
+
+def _is_digest(value: Any) -> bool:
+    """64 lower-case hex digits: a :func:`~laizi.engine.events.hand_digest`."""
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
 
 
 def check_events(produced: list[dict[str, Any]], events: list[dict[str, Any]], offset: int) -> None:
@@ -264,17 +302,35 @@ def check_events(produced: list[dict[str, Any]], events: list[dict[str, Any]], o
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of :func:`verify`."""
+    """The outcome of :func:`verify`.  :attr:`status` says what was proved."""
 
     ok: bool
+    """Nothing in the record contradicts itself: every hand replays, and the hands make one match
+    (the same rules, the hash chain, numbers in a row, totals carried exactly).  Proof that the
+    walls were not chosen needs a commitment on every hand too (:attr:`status`)."""
     hands: int
     message: str
     index: int | None = None
     message_zh: str | None = None
     """``message`` in Chinese when the engine words it itself (an illegal action)."""
     results: tuple[dict[str, Any], ...] = ()
-    """Each hand that checked out: ``hand`` (its number), ``reason``, ``winner``, ``escaped``
-    and ``payments`` (exact), for a caller that words the verdict itself."""
+    """Each hand that checked out: ``hand`` (its number), ``reason``, ``winner``, ``escaped``,
+    ``payments`` (exact) and ``committed``, for a caller that words the verdict itself."""
+    uncommitted: tuple[int, ...] = ()
+    """The numbers of the hands without a commitment: each lists its wall instead of revealing
+    a seed committed to before the deal, so whoever wrote the record may have chosen it."""
+    first: int = 0
+    """The record's first hand's number.  When it is not 0 the record is part of a match: the
+    totals it starts from and its ``previous`` link are read, not checked (the whole match's
+    record checks them)."""
+
+    @property
+    def status(self) -> str:
+        """``verified`` (every hand committed and everything checked), ``unverifiable`` (it
+        replays, but a hand has no commitment) or ``failed``."""
+        if not self.ok:
+            return "failed"
+        return "unverifiable" if self.uncommitted else "verified"
 
 
 def verify(events: list[dict[str, Any]]) -> Verdict:
@@ -282,8 +338,12 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
 
     Each hand: the commitment against the revealed seed, the wall re-derived from it (and from
     the players' contributions, when the ``start`` event lists them), every event replayed to
-    the same result.  Across hands: the running totals carry on, the hands are numbered in order,
-    the dealer follows the ruleset's dealer rule, nothing follows an escape.
+    the same result, a number from 0 and running totals that sum to 0 (all 0 at hand 0).
+    Across hands: the same rules, the hash chain (each hand's ``previous`` is the
+    :func:`~laizi.engine.events.hand_digest` of the hand before it), numbers in a row, the
+    running totals carried on exactly, the dealer by the ruleset's dealer rule, nothing after
+    an escape.  A hand without a commitment can replay but proves nothing about its wall: it is
+    listed in :attr:`Verdict.uncommitted`.
     """
     if not events:
         return Verdict(False, 0, "event 0: the record is empty", 0)
@@ -291,13 +351,17 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
     if not starts or starts[0] != 0:
         return Verdict(False, 0, "event 0: a record starts with a start event", 0)
     bounds = [*starts, len(events)]
-    totals = None
+    totals: tuple[Fraction, ...] = ()
     previous: HandState | None = None
+    link = ""
+    rules = ""
     summary = []
     results: list[dict[str, Any]] = []
+    uncommitted: list[int] = []
     for hand_index, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        hand = events[lo:hi]
         try:
-            state, _ = replay_record(events[lo:hi])
+            state, _ = replay_record(hand)
         except RecordError as error:
             index = lo + error.index
             message = str(error).split(": ", 1)[1]
@@ -306,15 +370,24 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
             # A field of an unexpected type somewhere in the hand: the record does not check out.
             return Verdict(False, hand_index, f"event {lo}: unreadable hand: {error}", lo)
+        these_rules = _canonical([hand[0].get("game"), hand[0].get("rules")])
         if previous is not None:
-            problem = _does_not_follow(previous, state, totals)
+            problem = _does_not_follow(previous, state, totals, rules != these_rules)
+            if problem is None and hand[0].get("previous") != link:
+                problem = (
+                    f"the hash chain is broken: hand {state.hand_number}'s previous is not the"
+                    f" digest of hand {previous.hand_number}'s record ({link})"
+                )
             if problem:
                 return Verdict(False, hand_index, f"event {lo}: {problem}", lo)
-        previous = state
+        previous, link, rules = state, hand_digest(hand), these_rules
         assert state.result is not None
         payments = state.result["payments"]
         totals = tuple(a + b for a, b in zip(state.scores, payments, strict=True))
         winner = state.result["winner"]
+        committed = state.commitment is not None
+        if not committed:
+            uncommitted.append(state.hand_number)
         results.append(
             {
                 "hand": state.hand_number,
@@ -322,25 +395,49 @@ def verify(events: list[dict[str, Any]]) -> Verdict:
                 "winner": winner,
                 "escaped": state.result.get("escaped"),
                 "payments": tuple(payments),
+                "committed": committed,
             }
         )
         summary.append(
             f"hand {state.hand_number}: {state.result['reason']}"
             + ("" if winner is None else f" by seat {winner}")
         )
-    return Verdict(True, len(starts), "; ".join(summary), results=tuple(results))
+    message = "; ".join(summary)
+    if uncommitted:
+        numbers = ", ".join(str(n) for n in uncommitted)
+        message = (
+            f"no commitment for hand(s) {numbers}: the wall is listed, not derived from a seed"
+            f" committed to before the deal, so it may have been chosen; {message}"
+        )
+    return Verdict(
+        True,
+        len(starts),
+        message,
+        results=tuple(results),
+        uncommitted=tuple(uncommitted),
+        first=results[0]["hand"],
+    )
 
 
-def _does_not_follow(previous: HandState, state: HandState, totals: Any) -> str | None:
+def _does_not_follow(
+    previous: HandState, state: HandState, totals: tuple[Fraction, ...], other_rules: bool
+) -> str | None:
     """Why ``state`` can't be the hand after ``previous`` in one match, or None."""
     result = previous.result
     assert result is not None
     if result["reason"] == "abandon":
         return "a hand after an escape: the match ended there"
-    if [number(x) for x in state.scores] != [number(x) for x in totals]:
-        return "running totals do not carry on"
     if state.hand_number != previous.hand_number + 1:
         return f"hand {state.hand_number} follows hand {previous.hand_number}"
+    if other_rules:
+        return (
+            f"hand {state.hand_number} is played under other rules than hand {previous.hand_number}"
+        )
+    if [number(x) for x in state.scores] != [number(x) for x in totals]:
+        return (
+            f"running totals do not carry on: hand {state.hand_number} starts from"
+            f" {_numbers(state.scores)}, hand {previous.hand_number} ended at {_numbers(totals)}"
+        )
     dealer = previous.ruleset.next_dealer(previous.dealer, result["winner"])
     if state.dealer != dealer:
         return f"the dealer should be seat {dealer} (RULES A9), not seat {state.dealer}"

@@ -57,11 +57,17 @@ def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             hand_number=start.get("hand", 0),
             scores=scores,
             contributions=parse_contributions(start.get("contributions")),
+            previous=start.get("previous"),
         )
     else:
         wall = tuple(parse_tiles(start["wall"]))
         state, first = new_hand(
-            ruleset, start["dealer"], wall=wall, hand_number=start.get("hand", 0), scores=scores
+            ruleset,
+            start["dealer"],
+            wall=wall,
+            hand_number=start.get("hand", 0),
+            scores=scores,
+            previous=start.get("previous"),
         )
 
     def frame(step: list[dict[str, Any]], first: int) -> dict[str, Any]:

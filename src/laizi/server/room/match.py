@@ -151,7 +151,7 @@ class MatchFlow(RoomBase):
                     prompt.handle.cancel()
             self.prompts.clear()
             if self.match.current is state:
-                self.match.finish()
+                self.match.finish(self.hand_events)
                 if self.match.hands_played >= self.table.hands:
                     self.match.over = True
                 if self.match.over:
