@@ -11,6 +11,7 @@ import json
 import time
 from typing import Any
 
+from laizi.server.readonly import HEAVY, HEAVY_COST, GetLimit
 from laizi.web.replay import frames
 from tests import test_limits
 from tests.limits_helpers import MeasuredTable, address, fetch, http
@@ -122,6 +123,20 @@ def test_a_finished_hand_is_rendered_once_and_an_unfinished_one_never_kept(serve
         assert whole.endswith(records[0][2])
 
     run(main(), 300)
+
+
+def test_the_get_bucket_refills_and_forgets_full_buckets() -> None:
+    now = [0.0]
+    limit = GetLimit(None, rate=2.0, burst=10.0, clock=lambda: now[0])
+    assert [limit.admit("a", HEAVY_COST) for _ in range(3)] == [0.0, 0.0, 2.5]
+    assert limit.admit("b", 1.0) == 0.0  # another address has its own bucket
+    now[0] = 2.5  # 5 tokens back: one replay
+    assert limit.admit("a", HEAVY_COST) == 0.0 and limit.admit("a", 1.0) == 0.5
+    now[0] = 100.0
+    limit._sweep(now[0])
+    assert limit.buckets == {}  # full again: nothing to remember
+    assert HEAVY.match("/api/rooms/ABC/hands/3/replay") and HEAVY.match("/api/matches/A/record")
+    assert HEAVY.match("/api/rooms/ABC/hands/3") and not HEAVY.match("/api/rooms/ABC")
 
 
 def test_one_address_flooding_gets_429_while_another_is_served(serve: Any) -> None:
