@@ -137,6 +137,8 @@ def test_the_get_bucket_refills_and_forgets_full_buckets() -> None:
     assert limit.buckets == {}  # full again: nothing to remember
     assert HEAVY.match("/api/rooms/ABC/hands/3/replay") and HEAVY.match("/api/matches/A/record")
     assert HEAVY.match("/api/rooms/ABC/hands/3") and not HEAVY.match("/api/rooms/ABC")
+    assert not HEAVY.match("/api/rooms/ABC/summary")
+    assert not HEAVY.match("/api/rooms/ABC/hands/3/notes")
 
 
 def test_one_address_flooding_gets_429_while_another_is_served(serve: Any) -> None:
