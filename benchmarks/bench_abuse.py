@@ -299,11 +299,14 @@ async def replay_targets(port: int, bot_rooms: list[str], hands: int) -> list[st
         if status != 201:
             raise SystemExit(f"replay room: {status} {answer}")
         finished.append(answer["code"])
+    deadline = time.monotonic() + 300
     for code in finished:
         while True:
             status, _, info = await http(port, "GET", f"/api/rooms/{code}", source=address(1401))
             if status == 200 and info["status"] not in ("waiting", "playing"):
                 break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"replay room {code} still {info.get('status')} after 300 s")
             await asyncio.sleep(0.5)
     paths = [f"/api/matches/{code}/record" for code in finished + bot_rooms[:1]]
     for code in finished:
