@@ -15,6 +15,10 @@ the database and broadcast it) while one attack runs, for ``--seconds`` each:
                  per-address cap
 ``spectators``   500 spectators (50 on each of ten bots-only rooms, from ten addresses) join
                  within the first 40 % of the phase, watch, and leave within its last 40 %
+``replay_flood`` 8 clients from one address and 64 clients from 64 addresses fetch, as fast as
+                 they are answered, finished hands' replays and records and whole matches'
+                 records (of two finished bots-only matches and one still playing), and now and
+                 then a hand that does not exist
 
 Each attack runs in its own process (this script again, ``--attacker NAME``), so the attackers'
 own work does not slow the measured clients down.  The attackers come from loopback addresses
@@ -23,7 +27,8 @@ own work does not slow the measured clients down.  The attackers come from loopb
 several machines.  Bots-only rooms need an account: the benchmark registers five.
 
 Keys of the last line with ``--json`` (INTERFACES.md): ``flood_p99_ms``, ``login_burst_p99_ms``,
-``lobby_storm_p99_ms``, ``spectators_p99_ms``, ``errors`` (error messages, disconnects and
+``lobby_storm_p99_ms``, ``spectators_p99_ms``, ``replay_flood_p99_ms``, ``errors`` (error
+messages, disconnects and
 timeouts at the measured tables, and attack requests the server failed with a 5xx other than a
 deliberate 503); also ``baseline_p99_ms`` (no attack), the samples per phase and what the attacks
 got (refused logins, closed flooders, …).
@@ -51,7 +56,7 @@ from bench_server import player
 from server_process import report, throwaway_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the attacker's tools are the tests'
-from tests.limits_helpers import address, http, messages_of, ws_connect
+from tests.limits_helpers import address, fetch, http, messages_of, ws_connect
 
 
 async def connect(port: int, source: str = "127.0.0.1") -> Any:
@@ -223,7 +228,28 @@ def attackers(
             )
             for n in range(args.spectators)
         ]
+    if name == "replay_flood":
+        paths: list[str] = spec["paths"]
+        one = [replay_reader(attack, paths, n, address(1500)) for n in range(args.replay_one)]
+        many = [replay_reader(attack, paths, n, address(1600 + n)) for n in range(args.replay_many)]
+        return one + many
     raise SystemExit(f"no attack {name!r}")
+
+
+async def replay_reader(attack: Attack, paths: list[str], n: int, source: str) -> None:
+    """Fetch replays and records in a loop, never waiting (Retry-After is ignored)."""
+    rng = random.Random(n)
+    while not attack.stop.is_set():
+        path = rng.choice(paths)
+        if "/hands/" in path and rng.random() < 0.05:  # a hand that does not exist (yet)
+            path = path.split("/hands/")[0] + f"/hands/{rng.randrange(100, 10**6)}/replay"
+        try:
+            status, code = await fetch(attack.port, path, source)
+        except OSError:
+            attack.counts["replay:connect_failed"] += 1
+            await asyncio.sleep(0.1)
+            continue
+        attack.status("replay", status, {"code": code} if code else None)
 
 
 async def attack_main(args: argparse.Namespace) -> None:
@@ -244,6 +270,55 @@ async def attack_main(args: argparse.Namespace) -> None:
     print(json.dumps(report), flush=True)
 
 
+async def replay_targets(port: int, bot_rooms: list[str], hands: int) -> list[str]:
+    """What the replay flood reads: two bots-only matches of ``hands`` hands played to their
+    end at full speed (each hand's replay and record, the match's record) and the record of a
+    long bots-only match still playing (its hands finish as the flood goes on)."""
+    status, headers, answer = await http(
+        port,
+        "POST",
+        "/api/register",
+        {"name": f"replayer-{random.randrange(10**6)}", "password": "long password"},
+        source=address(1400),
+    )
+    if status != 201:
+        raise SystemExit(f"register: {status} {answer}")
+    cookie = headers["set-cookie"].split(";")[0]
+    finished: list[str] = []
+    for _ in range(2):
+        fast = {"players": 0, "hands": hands, "bot_delay_ms": 0}
+        fast |= {"between_hands_ms": 0, "settlement_seconds": 0}
+        status, _, answer = await http(
+            port,
+            "POST",
+            "/api/rooms",
+            {"table": fast},
+            headers={"Cookie": cookie},
+            source=address(1400),
+        )
+        if status != 201:
+            raise SystemExit(f"replay room: {status} {answer}")
+        finished.append(answer["code"])
+    deadline = time.monotonic() + 300
+    for code in finished:
+        while True:
+            status, _, info = await http(port, "GET", f"/api/rooms/{code}", source=address(1401))
+            if status == 200 and info["status"] not in ("waiting", "playing"):
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"replay room {code} still {info.get('status')} after 300 s")
+            await asyncio.sleep(0.5)
+    paths = [f"/api/matches/{code}/record" for code in finished + bot_rooms[:1]]
+    for code in finished:
+        for n in range(hands):
+            paths += [f"/api/rooms/{code}/hands/{n}/replay", f"/api/rooms/{code}/hands/{n}"]
+    # One replay before the flood: it is served (and the render pool's worker has started).
+    status, _, answer = await http(port, "GET", paths[-2], source=address(1401))
+    if status != 200:
+        raise SystemExit(f"replay: {status} {answer}")
+    return paths
+
+
 # -- the run ---------------------------------------------------------------------------------------
 async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any]:
     port = args.port
@@ -251,6 +326,8 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
     stop_tables = asyncio.Event()
     failures: Counter[str] = Counter()
     details: dict[str, Any] = {}
+    paths: list[str] = []
+    """What the replay flood fetches."""
 
     # Setup: five accounts and their bots-only rooms (watched by the flood and the spectators).
     bot_rooms: list[str] = []
@@ -298,6 +375,8 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
     async def phase(name: str) -> None:
         """Run one attack in its own process (so the attackers' work does not slow the
         measured clients down) and measure while it runs."""
+        if name not in args.phases.split(","):
+            return
         if name == "baseline":
             measure.phase = name
             await asyncio.sleep(args.seconds)
@@ -305,6 +384,8 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
             await asyncio.sleep(1.0)
             return
         spec = {"bot_rooms": bot_rooms, "rooms": details.get("lobby_rooms", 0)}
+        if name == "replay_flood":
+            spec["paths"] = paths
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             __file__,
@@ -324,6 +405,10 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
             str(args.lobby_clients),
             "--spectators",
             str(args.spectators),
+            "--replay-one",
+            str(args.replay_one),
+            "--replay-many",
+            str(args.replay_many),
             stdout=asyncio.subprocess.PIPE,
         )
         assert proc.stdout is not None
@@ -347,6 +432,8 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
 
     # The lobby storm's rooms: made from many addresses, each within the per-address cap.
     per_address = 20
+    if "lobby_storm" not in args.phases.split(","):
+        args.rooms = 0
     made = 0
     for start in range(0, args.rooms, per_address * 10):
         batch = []
@@ -368,6 +455,12 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
     await phase("lobby_storm")
     await phase("spectators")
 
+    if "replay_flood" in args.phases.split(","):
+        paths += await replay_targets(port, bot_rooms, args.replay_hands)
+        details["replay_paths"] = len(paths)
+    await asyncio.sleep(1.0)
+    await phase("replay_flood")
+
     stop_tables.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     errors = sum(measure.errors.values()) + sum(failures.values())
@@ -376,6 +469,7 @@ async def run(args: argparse.Namespace, pid: int | None = None) -> dict[str, Any
         "login_burst_p99_ms": measure.p99("login_burst"),
         "lobby_storm_p99_ms": measure.p99("lobby_storm"),
         "spectators_p99_ms": measure.p99("spectators"),
+        "replay_flood_p99_ms": measure.p99("replay_flood"),
         "baseline_p99_ms": measure.p99("baseline"),
         "samples": {k: len(v) for k, v in measure.latencies.items()},
         "tables": args.tables,
@@ -399,7 +493,19 @@ def main() -> None:
     parser.add_argument("--lobby-clients", type=int, default=20)
     parser.add_argument("--spectators", type=int, default=500)
     parser.add_argument("--bot-rooms", type=int, default=10, help="bots-only rooms watched")
+    parser.add_argument("--replay-one", type=int, default=8, help="replay readers from one address")
+    parser.add_argument(
+        "--replay-many", type=int, default=64, help="replay readers, each from its own address"
+    )
+    parser.add_argument(
+        "--replay-hands", type=int, default=4, help="hands of each finished match replayed"
+    )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--phases",
+        default="baseline,flood,login_burst,lobby_storm,spectators,replay_flood",
+        help="the phases to run (comma-separated; the others' keys are null)",
+    )
     parser.add_argument("--smoke", action="store_true", help="a short run with small attacks")
     parser.add_argument("--port", type=int, help="use a server already running on this port")
     parser.add_argument("--json", action="store_true")
@@ -410,6 +516,7 @@ def main() -> None:
         args.tables, args.seconds, args.warmup = 2, 2.0, 2.0
         args.flooders, args.logins, args.rooms = 10, 10, 100
         args.lobby_clients, args.spectators, args.bot_rooms = 4, 60, 2
+        args.replay_one, args.replay_many, args.replay_hands = 4, 8, 2
     if not 1 <= args.tables <= 50 or not 0 < args.seconds <= 600 or not 1 <= args.bot_rooms <= 20:
         parser.error("--tables must be 1–50, --seconds 0–600, --bot-rooms 1–20")
     runner: Any = asyncio.run

@@ -6,6 +6,7 @@ p99" means."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
@@ -53,6 +54,26 @@ async def http(
         return status, got, json.loads(content)
     except ValueError:
         return status, got, content
+
+
+async def fetch(port: int, path: str, source: str = "127.0.0.1") -> tuple[int, str | None]:
+    """``GET path`` from ``source``: the status and an error's code.  A body is not decoded
+    otherwise (a flood of replays would take the machine from the server being measured)."""
+    head = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    try:
+        writer.write(head.encode())
+        await writer.drain()
+        raw = await reader.read()
+    finally:
+        writer.close()
+    top, _, content = raw.partition(b"\r\n\r\n")
+    status = int(top.split(b" ", 2)[1])
+    code = None
+    if status >= 400 and len(content) < 4096:
+        with contextlib.suppress(ValueError):
+            code = json.loads(content).get("code")
+    return status, code
 
 
 async def ws_connect(url: str, source: str = "127.0.0.1", cookie: str = "") -> Any:

@@ -65,6 +65,17 @@ def serve(
         0, help="Threads for password hashing (Argon2id); 0: half the cores, at most the cores."
     ),
     hash_queue: int = typer.Option(16, help="Password jobs that may wait (503 beyond)."),
+    replay_workers: int = typer.Option(
+        0, help="Processes rendering replays and records; 0: half the cores, at most the cores."
+    ),
+    replay_queue: int = typer.Option(16, help="Replay and record jobs that may wait (503 beyond)."),
+    replay_cache_mb: float = typer.Option(
+        64.0, help="Megabytes of finished hands' replays and records kept."
+    ),
+    get_rate: float = typer.Option(
+        20.0, help="GET tokens per second per address (a replay or record costs 5); 0: no limit."
+    ),
+    get_burst: float = typer.Option(200.0, help="GET bucket size per address (429 beyond)."),
     message_bytes: int = typer.Option(4096, help="Largest WebSocket message in bytes (≤ 4096)."),
     message_abuse: int = typer.Option(
         50, help="Refused messages within a minute before the connection is closed."
@@ -133,6 +144,11 @@ def serve(
             max_body_bytes=max_body_bytes,
             hash_workers=hash_workers,
             hash_queue=hash_queue,
+            replay_workers=replay_workers,
+            replay_queue=replay_queue,
+            replay_cache_mb=replay_cache_mb,
+            get_rate=get_rate,
+            get_burst=get_burst,
             message_bytes=message_bytes,
             message_abuse=message_abuse,
             abuse_cooldown_seconds=abuse_cooldown_seconds,

@@ -1,5 +1,5 @@
 """The account HTTP API (``docs/api.md``): register, login, logout, profile, history,
-leaderboard, lobby, and whole-match records.
+leaderboard and lobby (whole-match records: ``laizi.server.readonly``).
 
 Sessions ride in the ``laizi_session`` cookie: HTTP-only, ``SameSite=Lax``, ``Secure`` when the
 request came over https (directly or through a proxy uvicorn trusts), 30 days.  Requests that
@@ -19,11 +19,10 @@ from urllib.parse import urlsplit
 import msgspec
 from sqlalchemy import select
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from laizi import jsonsafe
-from laizi.engine.record import to_jsonl
 from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
 from laizi.server.booking import Bookings, retry_seconds_from_env
 from laizi.server.limits import LimitError, LobbyCache
@@ -380,22 +379,6 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
             return _error(error.code, error.message, error.status)
         return Response(await hub.lobby.page_json(offset, limit), media_type="application/json")
 
-    async def match_record(request: Request) -> Response:
-        code = request.path_params["code"].upper()
-        store = get_hub().store
-        events: list[dict[str, Any]] = []
-        number = 0
-        while (hand := store.record(code, number)) is not None:
-            events += hand
-            number += 1
-        if not events:
-            return _error("no_record", "no finished hand in that room", 404)
-        return PlainTextResponse(
-            to_jsonl(events),
-            media_type="application/x-ndjson",
-            headers={"Content-Disposition": f'attachment; filename="laizi-{code}.jsonl"'},
-        )
-
     return [
         Route("/api/register", register, methods=["POST"]),
         Route("/api/login", login, methods=["POST"]),
@@ -405,5 +388,4 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         Route("/api/players/{name}", player),
         Route("/api/leaderboard/{game}", board),
         Route("/api/lobby", lobby),
-        Route("/api/matches/{code}/record", match_record),
     ]

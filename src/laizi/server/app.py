@@ -26,6 +26,7 @@ from laizi.server.errors import ErrorBodies
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of
 from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
+from laizi.server.readonly import GetLimit, Readonly, readonly_routes
 from laizi.server.routes import body_too_large, table_routes
 from laizi.server.schema import schema_routes
 from laizi.server.store import Store
@@ -69,6 +70,14 @@ async def lifespan(
         store = Store(db_url)
     hub = Hub(store, limits)
     hub.passwords = HashPool(limits.workers, limits.hash_queue)
+    in_memory = store.engine if ":memory:" in db_url or db_url.rstrip("/") == "sqlite:" else None
+    app.state.readonly = Readonly(
+        db_url,
+        int(limits.replay_cache_mb * 1_000_000),
+        limits.render_workers,
+        limits.replay_queue,
+        in_memory,
+    )
     attach(hub)
     app.state.hub = hub
     if cluster is not None:
@@ -90,6 +99,7 @@ async def lifespan(
     if hub.bookings is not None:
         hub.bookings.stop()
     hub.passwords.close()
+    app.state.readonly.close()
     store.close()
 
 
@@ -125,7 +135,8 @@ def create_app(
         routes += cluster_routes()  # before the routes they stand in for
     routes += [
         # The web client serves "/", "/r/{code}" and its files: laizi.web.routes.
-        *web_routes(lambda code, number: hub().store.record(code.upper(), number)),
+        *readonly_routes(),  # finished hands' replays and records, kept (laizi.server.readonly)
+        *web_routes(),
         *schema_routes(),
         *summary_routes(),
         *note_routes(),  # the bots' reasons for the replay (explain_bots)
@@ -140,6 +151,7 @@ def create_app(
         lifespan=functools.partial(lifespan, db_url=db_url, limits=limits, cluster=cluster),
         middleware=[
             Middleware(HttpGuard),  # outermost: its headers are on every answer
+            Middleware(GetLimit, rate=limits.get_rate, burst=limits.get_burst),
             Middleware(ErrorBodies),  # every API error: code, params, message, message_zh
             Middleware(BodyLimit, max_bytes=limits.max_body_bytes),
         ],

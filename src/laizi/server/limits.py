@@ -79,6 +79,18 @@ class ServerLimits:
     least one. Never more than the cores."""
     hash_queue: int = 16
     """Password jobs that may wait for a thread; beyond that a login or register gets 503."""
+    replay_workers: int = 0
+    """Worker processes rendering finished hands' replays and records
+    (``laizi.server.readonly``); 0: half the cores, at least one. Never more than the cores."""
+    replay_queue: int = 16
+    """Rendering jobs that may wait for a worker; beyond that the request gets 503 ``busy``."""
+    replay_cache_mb: float = 64.0
+    """Megabytes of rendered replays and records kept (a finished hand never changes)."""
+    get_rate: float = 20.0
+    """Tokens per second of each address's bucket for GET requests (a replay or record costs
+    5, anything else 1); 0: no limit."""
+    get_burst: float = 200.0
+    """The GET bucket's size: how much one address may read at once (at least 5)."""
     message_bytes: int = 4096
     """A WebSocket message longer than this many bytes (UTF-8) is refused unread (at most the
     protocol's 4096)."""
@@ -123,6 +135,10 @@ class ServerLimits:
                 raise ValueError(f"{f.name} must be a finite number >= 0")
         if self.hash_workers > cores():
             raise ValueError(f"hash_workers must be at most the cores ({cores()})")
+        if self.replay_workers > cores():
+            raise ValueError(f"replay_workers must be at most the cores ({cores()})")
+        if self.get_burst < 5:
+            raise ValueError("get_burst must be at least 5 (a replay costs 5)")
         if not 1 <= self.lobby_page <= 200:
             raise ValueError("lobby_page must be 1–200")
         if self.message_burst < 5:
@@ -136,6 +152,11 @@ class ServerLimits:
     def workers(self) -> int:
         """The password threads actually used."""
         return self.hash_workers or max(1, cores() // 2)
+
+    @property
+    def render_workers(self) -> int:
+        """The replay worker processes actually used."""
+        return self.replay_workers or max(1, cores() // 2)
 
 
 class LimitError(Exception):

@@ -1,17 +1,16 @@
-"""The table's HTTP routes: ``/healthz``, creating a room, a room's public info, a finished hand's
-record.  Each handler finds the hub in ``request.app.state`` (:func:`laizi.server.hub.hub_of`)."""
+"""The table's HTTP routes: ``/healthz``, creating a room, a room's public info (a finished
+hand's record: ``laizi.server.readonly``).  Each handler finds the hub in ``request.app.state``
+(:func:`laizi.server.hub.hub_of`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from laizi import jsonsafe
-from laizi.engine.record import to_jsonl
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
 from laizi.server.errors import setting_error, table_setting_error
@@ -33,6 +32,9 @@ async def healthz(request: Request) -> Response:
     health["hint_ms_p99"] = hint_ms_p99()  # the 听牌 hints' cost per computation
     if hub.bookings is not None:
         health.update(hub.bookings.health())  # unbooked matches and why
+    readonly = getattr(request.app.state, "readonly", None)
+    if readonly is not None:
+        health.update(readonly.health())  # the kept replays and records, the render pool
     return JSONResponse(health)
 
 
@@ -76,16 +78,6 @@ async def room_info(request: Request) -> Response:
     return JSONResponse(room.info())
 
 
-async def record(request: Request) -> Response:
-    code = request.path_params["code"].upper()
-    store = hub_of(request.app).store
-    # read in a worker thread: the tables' event loop does not wait for the database
-    events = await run_in_threadpool(store.record, code, request.path_params["number"])
-    if events is None:
-        return JSONResponse({"error": "no finished hand with that number in that room"}, 404)
-    return PlainTextResponse(to_jsonl(events), media_type="application/x-ndjson")
-
-
 async def body_too_large(request: Request, _exc: Exception) -> Response:
     """A body over ``max_body_bytes`` (:class:`laizi.server.limits.BodyLimit`): 413."""
     return JSONResponse(too_large_response(hub_of(request.app).limits.max_body_bytes), 413)
@@ -96,5 +88,4 @@ def table_routes() -> list[Route]:
         Route("/healthz", healthz),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
-        Route("/api/rooms/{code}/hands/{number:int}", record),
     ]

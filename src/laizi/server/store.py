@@ -43,6 +43,8 @@ __all__ = [
     "Store",
     "database_url",
     "default_db_url",
+    "finished_hands",
+    "hand_record",
     "inserted_id",
     "metadata",
 ]
@@ -347,20 +349,54 @@ class Store:
 
     def record(self, code: str, number: int) -> list[dict[str, Any]] | None:
         """A finished hand's record (None if there is no such finished hand)."""
-        if not 0 <= number < 2**31:  # no such hand, and the database's integers would overflow
+        return hand_record(self.engine, code, number)
+
+
+def hand_record(engine: Engine, code: str, number: int) -> list[dict[str, Any]] | None:
+    """A finished hand's record (None if there is no such finished hand); a function of the
+    engine alone, so that a worker process with its own engine can read it
+    (``laizi.server.readonly``)."""
+    if not 0 <= number < 2**31:  # no such hand, and the database's integers would overflow
+        return None
+    with engine.connect() as c:
+        hand_id = c.execute(
+            select(hands.c.id)
+            .join(rooms, rooms.c.id == hands.c.room_id)
+            .where((rooms.c.code == code) & (hands.c.number == number) & hands.c.finished)
+        ).scalar()
+        if hand_id is None:
             return None
-        with self.engine.connect() as c:
-            hand_id = c.execute(
-                select(hands.c.id)
-                .join(rooms, rooms.c.id == hands.c.room_id)
-                .where((rooms.c.code == code) & (hands.c.number == number) & hands.c.finished)
-            ).scalar()
-            if hand_id is None:
-                return None
+        bodies = c.execute(
+            select(events.c.body).where(events.c.hand_id == hand_id).order_by(events.c.idx)
+        ).scalars()
+        return [json.loads(b) for b in bodies]
+
+
+def finished_hands(
+    engine: Engine, code: str, start: int
+) -> tuple[str | None, list[list[dict[str, Any]]]]:
+    """The room's status (None: no such room) and the records of its finished hands numbered
+    ``start``, ``start + 1``, … up to the first that is not finished.  The status is read first:
+    a room that is over then has every hand it will ever finish among them."""
+    with engine.connect() as c:
+        status = c.execute(select(rooms.c.status).where(rooms.c.code == code)).scalar()
+        if status is None:
+            return None, []
+        rows = c.execute(
+            select(hands.c.id, hands.c.number)
+            .join(rooms, rooms.c.id == hands.c.room_id)
+            .where((rooms.c.code == code) & (hands.c.number >= start) & hands.c.finished)
+            .order_by(hands.c.number)
+        ).all()
+        out: list[list[dict[str, Any]]] = []
+        for row in rows:
+            if row.number != start + len(out):
+                break
             bodies = c.execute(
-                select(events.c.body).where(events.c.hand_id == hand_id).order_by(events.c.idx)
+                select(events.c.body).where(events.c.hand_id == row.id).order_by(events.c.idx)
             ).scalars()
-            return [json.loads(b) for b in bodies]
+            out.append([json.loads(b) for b in bodies])
+        return str(status), out
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -1,4 +1,5 @@
-"""The web client's routes: the page, its static files and the replay frames.
+"""The web client's routes: the page and its static files.  (The replay frames of
+:mod:`laizi.web.replay` are served, kept, by ``laizi.server.readonly``.)
 
 The create-a-room form is built from the server's ``GET /api/settings/schema``
 (:mod:`laizi.server.schema`); this package imports nothing of :mod:`laizi.server`, which mounts it.
@@ -7,17 +8,12 @@ The create-a-room form is built from the server's ``GET /api/settings/schema``
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
-
-from laizi.engine import RecordError
-from laizi.web.replay import frames
 
 __all__ = ["STATIC", "routes"]
 
@@ -38,23 +34,11 @@ async def _room_page(request: Request) -> Response:
     return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
 
-def routes(record: Callable[[str, int], list[dict[str, Any]] | None]) -> list[BaseRoute]:
-    """The web client's routes; ``record(code, number)`` gives a finished hand's events or None."""
-
-    async def replay(request: Request) -> Response:
-        code = request.path_params["code"].upper()
-        events = record(code, request.path_params["number"])
-        if events is None:
-            return JSONResponse({"error": "no finished hand with that number in that room"}, 404)
-        try:
-            return JSONResponse({"frames": frames(events)})
-        except RecordError as error:
-            return JSONResponse({"error": f"the record does not replay: {error}"}, 422)
-
+def routes() -> list[BaseRoute]:
+    """The web client's routes."""
     return [
         Route("/", _page),
         Route("/r/{code}", _room_page),
         Route("/replay/{code}/{number:int}", _page),
-        Route("/api/rooms/{code}/hands/{number:int}/replay", replay),
         Mount("/web", StaticFiles(directory=STATIC), name="web"),
     ]
