@@ -25,7 +25,7 @@ async def bots_match(port: int, hands: int, bot_delay_ms: int, source: str) -> s
     """A bots-only match of ``hands`` hands (its maker registered from ``source``): its code."""
     name = f"maker {source}"
     status, headers, body = await http(
-        port, "POST", "/api/register", {"name": name, "password": "password1"}, source=source
+        port, "POST", "/api/register", {"name": name, "password": "hongzhong"}, source=source
     )
     assert status == 201, body
     table = {
