@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from laizi.bots.base import BotError
+from laizi.bots.external import PREFIX
 from laizi.cli.common import (
     RULES_HELP,
     LangOption,
@@ -48,6 +49,34 @@ BIG_WIN_NAMES = {
 }
 
 
+GUESSABLE_SEED = 2**40
+"""Run seeds below this (in absolute value) can be found by trying them all: with a ``cmd:``
+bot in the arena, ``laizi arena`` warns that the walls are then no secret to it."""
+
+
+def seed_warning(a: str, b: str, seed: int, lang: Lang) -> str | None:
+    """The warning for a guessable run seed when an outside (``cmd:``) bot plays, or None.
+
+    >>> seed_warning("greedy", "random", 0, "en") is None
+    True
+    >>> seed_warning("cmd:python3 bot.py", "random", 2**62, "en") is None
+    True
+    >>> seed_warning("cmd:python3 bot.py", "random", 0, "en").startswith("note: the walls")
+    True
+    """
+    if not any(name.strip().startswith(PREFIX) for name in (a, b)) or abs(seed) >= GUESSABLE_SEED:
+        return None
+    secret = "--seed $(python3 -c 'import secrets; print(secrets.randbits(63))')"
+    return pick(
+        lang,
+        f"注意：牌墙由 --seed {seed} 推出，cmd: 机器人可以试出这样的种子（默认的 0，或任何绝对值"
+        f"小于 2^40 的数），从而知道每一副牌墙。比赛时请用一个秘密的种子：{secret}",
+        f"note: the walls derive from --seed {seed}, which a cmd: bot can find by trying (the "
+        f"default 0, or any number below 2^40 in absolute value) and then know every wall. For "
+        f"a contest use a secret one: {secret}",
+    )
+
+
 def _rules(text: str) -> Any:
     return load_json_option("--rules", text)
 
@@ -78,7 +107,12 @@ def arena(
         min=1,
         help="Walls; each is played four times (default 500: see docs/bots.md).",
     ),
-    seed: int = typer.Option(0, "--seed", help="Run seed: walls and bots derive from it."),
+    seed: int = typer.Option(
+        0,
+        "--seed",
+        help="Run seed: walls and bots derive from it (keep it secret when a cmd: bot plays: "
+        "the default 0 is public).",
+    ),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     lang: str | None = LangOption,
@@ -86,6 +120,9 @@ def arena(
 ) -> None:
     """Duplicate play: every wall four times, A in each seat against three B's."""
     language = lang_or_exit(lang)
+    warning = seed_warning(a, b, seed, language)
+    if warning is not None:
+        typer.echo(warning, err=True)
     report = _guarded(
         lambda: run_arena(
             a,
