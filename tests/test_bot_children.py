@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from laizi.bots import make_bot
+from laizi.engine import make_ruleset
+from laizi.sim import play_hand, wall_seed
 from tests.cli_helpers import ROOT, run
 
 FORKING = ROOT / "tests/outside/forking_bot.py"
@@ -44,10 +47,10 @@ def alive(pids: list[int], token: str) -> list[int]:
 class Children:
     """The forking bot's command, and the pids of the children it left (from its pid file)."""
 
-    def __init__(self, mode: str, where: Path) -> None:
+    def __init__(self, mode: str, where: Path, then: str = "play") -> None:
         self.token = f"token-{uuid.uuid4().hex}"
         self.pidfile = where / f"pids-{mode}"
-        self.bot = f"cmd:{sys.executable} {FORKING} {mode} {self.pidfile} {self.token}"
+        self.bot = f"cmd:{sys.executable} {FORKING} {mode} {self.pidfile} {self.token} {then}"
 
     @property
     def pids(self) -> list[int]:
@@ -69,7 +72,8 @@ class Children:
 
 @pytest.fixture
 def children(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Children]:
-    made = Children(request.node.callspec.params["mode"], tmp_path)
+    params = request.node.callspec.params
+    made = Children(params["mode"], tmp_path, params.get("then", "play"))
     yield made
     made.clean_up()  # a failing run leaves nothing behind either
 
@@ -89,6 +93,28 @@ def test_arena_leaves_no_child_of_the_bot(mode: str, workers: str, children: Chi
     done = run("arena", children.bot, "random", *args)
     assert done.returncode == 0, done.stderr
     assert children.pids  # the bot did leave a child
+    assert children.left() == []
+
+
+@pytest.mark.parametrize("then", ["crash", "sleep"])
+@pytest.mark.parametrize("mode", ["group", "daemon"])
+def test_a_bot_that_crashed_or_was_stopped_leaves_no_child(
+    mode: str,
+    then: str,
+    children: Children,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """In-process: the bot exits at its first prompt (its children are killed when the hand
+    gives it back), or never answers (stopped as ``unresponsive`` after 3 timeouts)."""
+    monkeypatch.setenv("LAIZI_BOT_TIMEOUT", "0.2")
+    ruleset = make_ruleset("baishan")
+    bot = make_bot(children.bot, ruleset.settings, 3)
+    others = [make_bot("random", ruleset.settings, s) for s in (1, 2, 3)]
+    play_hand(ruleset, [bot, *others], 0, wall_seed(1, 0))
+    assert children.pids
+    why = "exited" if then == "crash" else "unresponsive"
+    assert any(f": {why}" in record.getMessage() for record in caplog.records)
     assert children.left() == []
 
 

@@ -1,6 +1,7 @@
 """A bot-protocol process that leaves processes behind (``python forking_bot.py MODE PIDFILE
-TOKEN``): at its hello it starts a child that sleeps for ten minutes and appends the child's pid
-to PIDFILE, then answers every prompt with its first legal action and exits at ``bye``.
+TOKEN [THEN]``): at its hello it starts a child that sleeps for ten minutes and appends the
+child's pid to PIDFILE, then answers every prompt with its first legal action and exits at
+``bye`` — or, with THEN ``crash``, exits at the first prompt, with ``sleep`` never answers one.
 
 Modes: ``group`` (the child stays in the bot's process group), ``setsid`` (the child starts a
 session of its own), ``daemon`` (a child that starts a session and forks again, its parent
@@ -49,6 +50,7 @@ def note(pidfile, pid):
 
 def main():
     mode, pidfile = sys.argv[1], sys.argv[2]
+    then = sys.argv[4] if len(sys.argv) > 4 else "play"
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
@@ -58,6 +60,10 @@ def main():
         elif kind == "bye":
             break
         elif kind == "prompt":
+            if then == "crash":
+                sys.exit(3)
+            if then == "sleep":
+                time.sleep(600)
             say({"type": "act", "prompt": message["id"], "action": message["legal"][0]})
 
 
