@@ -1,4 +1,5 @@
-"""A bot-protocol process that tries to see the walls of an arena (``python peeking_bot.py LOG``).
+"""A bot-protocol process that tries to see the walls of a run (``python peeking_bot.py LOG``):
+an arena's, or a ``laizi simulate``'s.
 
 It plays the first legal action and, at each hand's ``start``, predicts the hand's wall seed by
 the known attacks, writing one JSON line per hand to LOG: ``hand`` (its count of hands), the
@@ -7,7 +8,8 @@ revealed (``end_seed``).  The attacks, in order:
 
 * ``memory``: a commitment seen before whose seed an ``end`` revealed (the same wall replayed);
 * ``hand_seed``: a run seed below :data:`TRIED` whose public bot-seed derivation gives its
-  ``hand`` seed (``laizi.sim.hand.derive_seed``), then the wall from it;
+  ``hand`` seed (``laizi.sim.hand.derive_seed``: the arena's from the wall, A's seat and the
+  bot's seat, simulate's from the hand and the bot's seat), then the wall from it;
 * ``commitment``: a run seed below :data:`TRIED` whose wall seed hashes to the commitment.
 """
 
@@ -31,10 +33,10 @@ def say(obj):
 def from_hand_seed(seed):
     for run in range(TRIED):
         for index in range(WALLS):
-            for a_seat in range(4):
-                for s in range(4):
-                    if derive_seed(run, index, a_seat, s) == seed:
-                        return wall_seed(run, index).hex()
+            for s in range(4):
+                arena = (derive_seed(run, index, a_seat, s) for a_seat in range(4))
+                if derive_seed(run, index, s) == seed or seed in arena:
+                    return wall_seed(run, index).hex()
     return None
 
 

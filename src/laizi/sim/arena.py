@@ -11,7 +11,8 @@ excludes zero and ``walls_needed`` how many walls would likely make it do so
 What the bots see of the walls: their seats' events and prompts, never a wall's seed before the
 wall's fourth table is over (the ``end`` event of its first three tables has ``"seed": null``).
 The walls derive from the run seed alone, so they are exactly as secret as the run seed: a bot
-that can guess it (the default 0, a small number) knows every wall (docs/bot-protocol.md).
+that can guess it (this function's default 0, any small number) knows every wall; ``laizi arena``
+without ``--seed`` draws a secret 63-bit one and reports it (docs/bot-protocol.md).
 
 >>> report = arena("greedy", "random", "wuhan-hongzhong-kaikou", walls=2, seed=1)
 >>> report["hands"], len(report["diff_ci95"])
