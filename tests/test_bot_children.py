@@ -143,3 +143,44 @@ def test_an_interrupted_arena_leaves_no_child_of_the_bot(
             arena.kill()
             arena.wait()
     assert children.left() == []
+
+
+TERMINATED_HOLDING_A_LOCK = """
+import os, signal, sys, time
+from laizi.botproto.process import BotProcess
+
+bot = BotProcess(sys.argv[1])
+bot.send({"type": "hello", "protocol": "laizi-bot", "version": 1})
+print(bot.proc.pid, bot.next_line(time.monotonic() + 30), flush=True)
+with bot.writes.mutex:  # as a worker's finalizer holds it, stopping the bot (Queue.put_nowait)
+    os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, in this thread
+    time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("mode", ["setsid", "daemon"])
+def test_sigterm_while_the_host_holds_a_bot_queue_lock_ends_it(
+    mode: str, children: Children
+) -> None:
+    """An arena worker's pool sent SIGTERM while the worker's finalizer was stopping its bot,
+    inside the bot's write queue (1 run in about 12 of the two-worker arena hung for good: the
+    handler waited for the lock its own thread held).  Replayed exactly: the host holds that
+    lock when SIGTERM comes; it ends by SIGTERM at once and leaves nothing behind."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT / "src")}
+    command = children.bot.removeprefix("cmd:")
+    host = subprocess.Popen(
+        [sys.executable, "-c", TERMINATED_HOLDING_A_LOCK, command],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, _ = host.communicate(timeout=30)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert host.returncode == -signal.SIGTERM
+    bot_pid = int(out.split()[0])
+    assert children.pids and children.left() == []
+    assert alive([bot_pid], children.token) == []

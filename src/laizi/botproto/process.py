@@ -130,7 +130,14 @@ def _become_host() -> None:
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    stop_all()
+    """SIGKILL every bot this process holds (with everything they started), then end as SIGTERM
+    would.  No lock is taken: the signal may have interrupted this very thread while it held one
+    (a worker's finalizer stopping the same bots, inside a queue's ``put``), and waiting for it
+    here would wait forever; the process ends right after, so nothing else needs doing."""
+    if _host == os.getpid():
+        for process in list(_running):
+            if process.proc.returncode is None:  # not reaped: its pid is still its own
+                process._kill_all()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGTERM)
 
