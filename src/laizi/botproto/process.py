@@ -7,27 +7,51 @@ Everything the host does with the process is bounded: a line longer than
 stopped once :data:`QUEUED_WRITES` lines wait for it, its standard error keeps only its last
 :data:`STDERR_TAIL` bytes, and every wait has a deadline.  Reading and writing happen in threads,
 so a bot that sleeps, floods, crashes or blocks can never block the caller.
+
+No process a bot starts outlives its host's hold on the bot.  The bot runs in a process group of
+its own with a mark in its environment (:data:`MARK_VARIABLE`, inherited by what it starts); on
+Linux it is SIGKILLed when the process that started it ends (``PR_SET_PDEATHSIG``) and that
+process is a child subreaper (``PR_SET_CHILD_SUBREAPER``), so the bot's orphaned descendants are
+reparented to it rather than to init.  Whenever the bot is let go — a clean ``bye``, a crash, a
+stop for a timeout or a flood, an exception or ``KeyboardInterrupt`` in the host (``atexit``),
+the end of a multiprocessing worker (its finalizers), a SIGTERM to the host —
+:meth:`BotProcess.stop` kills, until none is left, the bot's process group, its descendants
+(found through ``/proc``) and every process carrying its mark, then reaps those that became the
+host's children (docs/bot-protocol.md, "What is guaranteed about a bot's processes").
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import json
 import logging
+import multiprocessing.util
 import os
 import queue
+import secrets
 import shlex
 import signal
 import subprocess
 import sys
 import threading
 import time
+from types import FrameType
 from typing import IO, Any, Final
 
 from laizi.botproto.protocol import MAX_LINE_BYTES
 
-__all__ = ["EOF", "FLOOD_LINES", "TIMEOUT", "TOO_LONG", "BotProcess", "BotStartError"]
+__all__ = [
+    "EOF",
+    "FLOOD_LINES",
+    "MARK_VARIABLE",
+    "TIMEOUT",
+    "TOO_LONG",
+    "BotProcess",
+    "BotStartError",
+    "stop_all",
+]
 
 log = logging.getLogger("laizi.botproto")
 
@@ -58,16 +82,96 @@ TOO_LONG: Final = _Mark("TOO_LONG")
 Line = bytes | _Mark
 
 
+LINUX = sys.platform.startswith("linux")
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+MARK_VARIABLE = "LAIZI_BOT_MARK"
+"""The environment variable holding a bot's mark (a random token of its own): every process
+that inherited it belongs to that bot and is killed with it."""
+KILL_ROUNDS = 50
+"""Rounds of finding and killing a bot's processes (a bot that forks as fast as it can is
+caught within a few)."""
+
+
+def _prctl(option: int, value: int) -> None:
+    if LINUX:
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
 def _die_with_parent() -> None:
     """In the child before it runs the bot (Linux): SIGKILL it when the process that started it
     ends, so a worker process that is terminated leaves no bot behind."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-PR_SET_PDEATHSIG = 1
+_host: int | None = None
+"""The process that set itself up as a host of bots (subreaper, SIGTERM handler)."""
+_running: set[BotProcess] = set()
+"""The bots this process started and has not stopped yet."""
+
+
+def _become_host() -> None:
+    """Once per process that starts bots: become a child subreaper (the bots' orphans come back
+    here to be found and reaped) and, where SIGTERM would kill this process outright, stop the
+    bots first (a terminated arena worker leaves nothing behind)."""
+    global _host
+    if _host == os.getpid():
+        return
+    _host = os.getpid()
+    _running.clear()  # a forked child: the parent's bots are the parent's
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    # A multiprocessing worker ends with os._exit (no atexit) but runs its finalizers first.
+    multiprocessing.util.Finalize(None, stop_all, exitpriority=100)
+    if threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGKILL every bot this process holds (with everything they started), then end as SIGTERM
+    would.  No lock is taken: the signal may have interrupted this very thread while it held one
+    (a worker's finalizer stopping the same bots, inside a queue's ``put``), and waiting for it
+    here would wait forever; the process ends right after, so nothing else needs doing."""
+    if _host == os.getpid():
+        for process in list(_running):
+            if process.proc.returncode is None:  # not reaped: its pid is still its own
+                process._kill_all()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every bot this process started and still holds (with everything they started)."""
+    if _host != os.getpid():
+        return
+    for process in list(_running):
+        process.stop("stopped")
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process: ``pid -> (parent pid, state)`` (``/proc``)."""
+    table: dict[int, tuple[int, str]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        table[int(name)] = (int(fields[1]), fields[0].decode())
+    return table
+
+
+def _carries(pid: int, mark: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            return mark in environ.read().split(b"\0")
+    except OSError:
+        return False
 
 
 class BotStartError(ValueError):
@@ -85,6 +189,8 @@ class BotProcess:
         if not argv:
             raise BotStartError("cmd: needs a command, e.g. cmd:python mybot.py")
         self.command = command
+        _become_host()
+        self.mark = secrets.token_hex(16)
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -92,6 +198,7 @@ class BotProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
+                env={**os.environ, MARK_VARIABLE: self.mark},
                 start_new_session=True,  # its own process group: stopped with its children
                 preexec_fn=_die_with_parent,
             )
@@ -114,6 +221,7 @@ class BotProcess:
         ]
         for thread in self._threads:
             thread.start()
+        _running.add(self)
 
     # -- threads -------------------------------------------------------------------------------
     def _read(self, out: IO[bytes] | None) -> None:
@@ -218,15 +326,67 @@ class BotProcess:
         return item
 
     def stop(self, reason: str = "stopped") -> None:
-        """Stop the bot now (its whole process group)."""
+        """Stop the bot now: it, its process group and every process it started."""
         self._died(reason)
         with contextlib.suppress(queue.Full):
             self.writes.put_nowait(None)
-        if self.proc.poll() is None:
-            with contextlib.suppress(OSError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.proc.returncode is None:  # not reaped: its pid is still its own
+            self._kill_all()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=2)
+        _running.discard(self)
+
+    def _kill_all(self) -> None:
+        """SIGKILL the bot's process group, descendants and marked processes until none is
+        left; reap those that became this process's children.  The bot itself is not reaped
+        here, so its pid (and process group id) can't have been reused meanwhile."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        if not LINUX:
+            return
+        mark = f"{MARK_VARIABLE}={self.mark}".encode()
+        me = os.getpid()
+        killed: set[int] = set()
+        for _ in range(KILL_ROUNDS):
+            table = _processes()
+            ours = {self.proc.pid}
+            grew = True
+            while grew:  # descendants through the parent links
+                more = {pid for pid, (ppid, _) in table.items() if ppid in ours} - ours
+                ours |= more
+                grew = bool(more)
+            ours |= {pid for pid in table if pid not in ours and _carries(pid, mark)}
+            ours.discard(me)
+            living = {pid for pid in ours if table.get(pid, (0, "Z"))[1] not in "ZX"}
+            for pid in living:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            killed |= ours
+            if not living:
+                break
+            time.sleep(0.005)
+        killed.discard(self.proc.pid)
+        deadline = time.monotonic() + 2
+        for pid in killed:  # orphans that came back here (subreaper): reap them
+            with contextlib.suppress(ChildProcessError, OSError):
+                while os.waitpid(pid, os.WNOHANG)[0] == 0 and time.monotonic() < deadline:
+                    time.sleep(0.005)
+
+    def _exited(self, within: float) -> bool:
+        """Whether the bot has ended within ``within`` seconds (without reaping it)."""
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                done = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return True
+            if done is not None:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
 
     def close(self, grace: float = 1.0) -> None:
         """Say ``bye``, close its input, give it ``grace`` seconds to exit, then stop it."""
@@ -234,8 +394,7 @@ class BotProcess:
             self.send({"type": "bye"})
         with contextlib.suppress(queue.Full):
             self.writes.put_nowait(None)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=grace)
+        self._exited(grace)
         self.stop("closed")
         for thread in self._threads:
             thread.join(timeout=1)
@@ -246,8 +405,4 @@ class BotProcess:
 
     def exited_by_itself(self, within: float) -> bool:
         """Whether the process ends on its own within ``within`` seconds."""
-        try:
-            self.proc.wait(timeout=within)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
+        return self._exited(within)

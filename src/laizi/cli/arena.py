@@ -1,11 +1,16 @@
-"""``laizi arena A B --rules PRESET --hands N --seed S [--workers K] [--json]`` and
-``laizi simulate --bots A,B,C,D --rules P --hands N [--json] [--workers K]``: self-play.
+"""``laizi arena A B --rules PRESET --hands N [--seed S] [--workers K] [--json]`` and
+``laizi simulate --bots A,B,C,D --rules P --hands N [--seed S] [--json] [--workers K]``: self-play.
 
 Progress bars go to stderr; with ``--json`` the last stdout line is the report (INTERFACES.md).
+Without ``--seed`` the run seed is a secret drawn at random (the walls derive from it, and a
+``cmd:`` bot must not guess them), reported on stderr, in the readable report and as the JSON
+report's ``seed``: ``--seed`` with it replays the run exactly (docs/bot-protocol.md).
 """
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -13,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from laizi.bots.base import BotError
+from laizi.bots.external import PREFIX
 from laizi.cli.common import (
     RULES_HELP,
     LangOption,
@@ -48,6 +54,70 @@ BIG_WIN_NAMES = {
 }
 
 
+GUESSABLE_SEED = 2**40
+"""Run seeds below this (in absolute value) can be found by trying them all: with a ``cmd:``
+bot playing, ``laizi arena`` and ``simulate`` warn that the walls are then no secret to it."""
+
+SEED_HELP = (
+    "Run seed: walls and bots derive from it. Without it a secret one is drawn at random "
+    "(63 bits) and reported, so a cmd: bot can't guess the walls and the run can be replayed "
+    "with --seed. A given seed is public: one a cmd: bot can guess (small) is warned about."
+)
+
+
+def run_seed(seed: int | None, lang: Lang) -> int:
+    """The run's seed: ``--seed`` as given, or a secret drawn with :func:`secrets.randbits`
+    (63 bits: too many to try) and reported on stderr, so the run can be replayed.
+
+    >>> run_seed(7, "en")
+    7
+    """
+    if seed is not None:
+        return seed
+    drawn = secrets.randbits(63)
+    typer.echo(
+        pick(
+            lang,
+            f"种子 {drawn}（随机抽取的秘密种子；用 --seed {drawn} 可重放这次运行）",
+            f"seed {drawn} (a secret drawn at random; --seed {drawn} replays this run)",
+        ),
+        err=True,
+    )
+    return drawn
+
+
+def seed_line(seed: int, lang: Lang) -> str:
+    """The readable report's last line: the run seed, which replays the run."""
+    return pick(
+        lang, f"种子 {seed}（--seed {seed} 可重放）", f"seed {seed} (--seed {seed} replays it)"
+    )
+
+
+def seed_warning(bots: Sequence[str], seed: int, lang: Lang) -> str | None:
+    """The warning for a guessable ``--seed`` when an outside (``cmd:``) bot plays, or None.
+
+    >>> seed_warning(["greedy", "random"], 0, "en") is None
+    True
+    >>> seed_warning(["cmd:python3 bot.py", "random"], 2**62, "en") is None
+    True
+    >>> seed_warning(["cmd:python3 bot.py", "random"], 0, "en").startswith("note: the walls")
+    True
+    """
+    if not any(name.strip().startswith(PREFIX) for name in bots) or abs(seed) >= GUESSABLE_SEED:
+        return None
+    secret = "--seed $(python3 -c 'import secrets; print(secrets.randbits(63))')"
+    return pick(
+        lang,
+        f"注意：牌墙由 --seed {seed} 推出，cmd: 机器人可以试出这样的种子（任何绝对值小于 2^40 "
+        f"的数），从而知道每一副牌墙。比赛时请不给 --seed（会随机抽取一个秘密种子并报告出来），"
+        f"或给一个大的秘密种子：{secret}",
+        f"note: the walls derive from --seed {seed}, which a cmd: bot can find by trying (any "
+        f"number below 2^40 in absolute value) and then know every wall. For a contest omit "
+        f"--seed (a secret one is drawn at random and reported), or give a large secret one: "
+        f"{secret}",
+    )
+
+
 def _rules(text: str) -> Any:
     return load_json_option("--rules", text)
 
@@ -78,7 +148,7 @@ def arena(
         min=1,
         help="Walls; each is played four times (default 500: see docs/bots.md).",
     ),
-    seed: int = typer.Option(0, "--seed", help="Run seed: walls and bots derive from it."),
+    seed: int | None = typer.Option(None, "--seed", help=SEED_HELP, show_default=False),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     lang: str | None = LangOption,
@@ -86,13 +156,17 @@ def arena(
 ) -> None:
     """Duplicate play: every wall four times, A in each seat against three B's."""
     language = lang_or_exit(lang)
+    warning = None if seed is None else seed_warning([a, b], seed, language)
+    if warning is not None:
+        typer.echo(warning, err=True)
+    chosen = run_seed(seed, language)
     report = _guarded(
         lambda: run_arena(
             a,
             b,
             _rules(rules),
             walls=hands,
-            seed=seed,
+            seed=chosen,
             workers=workers,
             progress=True,
             ray=ray,
@@ -137,6 +211,7 @@ def _print_arena(report: dict[str, Any], lang: Lang) -> None:
             f"drawn hands {report['drawn_rate']:.1%}; {report['hands_per_s']:.1f} hands/s",
         )
     )
+    console.print(seed_line(report["seed"], lang))
 
 
 def _verdict(report: dict[str, Any], lang: Lang) -> str:
@@ -210,7 +285,7 @@ def simulate(
     bots: str = typer.Option(..., "--bots", help="Four bot names, seat order: A,B,C,D."),
     rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),
     hands: int = typer.Option(100, "--hands", min=1, help="Hands to play."),
-    seed: int = typer.Option(0, "--seed", help="Run seed: walls and bots derive from it."),
+    seed: int | None = typer.Option(None, "--seed", help=SEED_HELP, show_default=False),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
     lang: str | None = LangOption,
@@ -227,12 +302,16 @@ def simulate(
     names = [name.strip() for name in bots.split(",")]
     if len(names) != 4 or not all(names):
         fail(f"--bots: four comma-separated bot names are needed, got {bots!r}")
+    warning = None if seed is None else seed_warning(names, seed, language)
+    if warning is not None:
+        typer.echo(warning, err=True)
+    chosen = run_seed(seed, language)
     report = _guarded(
         lambda: run_simulate(
             names,
             _rules(rules),
             hands=hands,
-            seed=seed,
+            seed=chosen,
             workers=workers,
             progress=True,
             ray=ray,
@@ -257,3 +336,4 @@ def simulate(
             f"{report['hands_per_s']:.1f} hands/s",
         )
     )
+    console.print(seed_line(report["seed"], language))

@@ -8,6 +8,12 @@ one wall are not, which is why the wall is the unit).  ``decided`` says whether 
 excludes zero and ``walls_needed`` how many walls would likely make it do so
 (:mod:`laizi.sim.verdict`).
 
+What the bots see of the walls: their seats' events and prompts, never a wall's seed before the
+wall's fourth table is over (the ``end`` event of its first three tables has ``"seed": null``).
+The walls derive from the run seed alone, so they are exactly as secret as the run seed: a bot
+that can guess it (this function's default 0, any small number) knows every wall; ``laizi arena``
+without ``--seed`` draws a secret 63-bit one and reports it (docs/bot-protocol.md).
+
 >>> report = arena("greedy", "random", "wuhan-hongzhong-kaikou", walls=2, seed=1)
 >>> report["hands"], len(report["diff_ci95"])
 (2, 2)
@@ -61,7 +67,9 @@ def _play_walls(job: _Job) -> tuple[list[Fraction], SeatStats, SeatStats, int, i
                 )
                 for s in range(4)
             ]
-            out = play_hand(ruleset, bots, dealer, seed)
+            # The wall is played again until A has sat in every seat: its seed (the whole
+            # wall) is shown to the bots only at the end of its last table.
+            out = play_hand(ruleset, bots, dealer, seed, reveal_seed=a_seat == 3)
             decisions += out.decisions
             drawn += out.winner is None
             b_sum = Fraction(0)

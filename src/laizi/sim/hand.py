@@ -53,11 +53,14 @@ def play_hand(
     max_steps: int = 5000,
     *,
     record: bool = False,
+    reveal_seed: bool = True,
 ) -> HandOutcome:
     """Play one hand to its end: each seat's bot decides from that seat's view alone.
 
     ``record``: keep every event in ``events`` (the hand's record; its seed is revealed at the
-    end, so ``laizi verify`` checks it).
+    end, so ``laizi verify`` checks it).  ``reveal_seed=False``: the ``end`` event the bots are
+    told has ``"seed": null`` (the wall is played again: the arena's duplicate set); the record
+    keeps the seed.
     """
     state, first = new_hand(ruleset, dealer, seed=seed)
     events = first if record else None
@@ -73,7 +76,7 @@ def play_hand(
             raise ValueError(f"bot {bots[seat]!r} chose an illegal action {action!r}")
         produced = apply(state, action, check=False)
         if observers:
-            _tell(observers, produced)
+            _tell(observers, produced if reveal_seed else _without_seed(produced))
         if events is not None:
             events += produced
         steps += 1
@@ -88,6 +91,13 @@ def play_hand(
     return HandOutcome(
         tuple(result["payments"]), result["winner"], how, dealt_in, wins, steps, events
     )
+
+
+def _without_seed(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """The events with the ``end`` event's seed left out (``null``)."""
+    if not any(event.get("type") == "end" for event in events):
+        return events
+    return [{**e, "seed": None} if e.get("type") == "end" else e for e in events]
 
 
 def _tell(observers: Sequence[tuple[int, Any]], events: Sequence[dict[str, Any]]) -> None:
