@@ -179,6 +179,9 @@ class Seating(RoomBase):
         self.post(conn, {"type": "left", "room": self.code})
 
     def _escape(self, seat: int) -> None:
+        """The seat's player left (or stayed away past the grace): a settlement's pause no longer
+        waits for it, and the seat abandons (逃跑)."""
         self.seats[seat].leaving = True
+        self._pause_seat_gone(seat)
         if self.state is not None and not self.state.over:
             self._play(seat, Action(seat, "abandon"))
