@@ -160,8 +160,11 @@ class MatchFlow(RoomBase):
                     self._broadcast_info()
                     self._between_hands()
             return
-        if any(s.leaving for s in self.seats):
-            seat = next(i for i, s in enumerate(self.seats) if s.leaving)
+        # A seat that left abandons now — unless the claim window on its own discard is still
+        # open: the others' decisions there (a win it pays) come first (seating._owes_window).
+        leaving = [i for i, s in enumerate(self.seats) if s.leaving and not self._owes_window(i)]
+        if leaving:
+            seat = leaving[0]
             if self.live:
                 self._play(seat, Action(seat, "abandon"))
             return

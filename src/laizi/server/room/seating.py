@@ -6,6 +6,7 @@ import secrets
 from typing import Any
 
 from laizi.engine import Action
+from laizi.engine.state import CLAIM, ROB
 from laizi.server.protocol import Join, ProtocolError
 from laizi.server.room.base import Conn, RoomBase, Seat
 
@@ -180,8 +181,22 @@ class Seating(RoomBase):
 
     def _escape(self, seat: int) -> None:
         """The seat's player left (or stayed away past the grace): a settlement's pause no longer
-        waits for it, and the seat abandons (逃跑)."""
+        waits for it, and the seat abandons (逃跑) — at once, unless a claim window on its own
+        discard or added kong is open: then once that window is resolved (:meth:`_owes_window`;
+        ``MatchFlow._after`` plays the abandon)."""
         self.seats[seat].leaving = True
         self._pause_seat_gone(seat)
-        if self.state is not None and not self.state.over:
+        if self.state is not None and not self.state.over and not self._owes_window(seat):
             self._play(seat, Action(seat, "abandon"))
+
+    def _owes_window(self, seat: int) -> bool:
+        """A claim window (or a window to rob a kong) on ``seat``'s own discard is open: what the
+        others decide in it — a win paid by the seat included — comes before the seat's escape.
+        Escaping must not cancel a win already offered on one's own tile (docs/server.md)."""
+        state = self.state
+        return (
+            state is not None
+            and state.phase in (CLAIM, ROB)
+            and state.claim_from == seat
+            and not state.over
+        )
