@@ -1,11 +1,11 @@
-"""Leaving a table, against a real ``laizi serve``: an escape never cancels a win pending on the
-escapee's own discard (issue 24, item 8), and a seat nobody attends never holds the settlement
-(item 9).
+"""Leaving a table, against a real ``laizi serve``: an escape never cancels a win pending at the
+table — on the escapee's own discard, on another seat's discard, or self-drawn (issue 24, item 8)
+— and a seat nobody attends never holds the settlement (item 9).
 
-The attacks replayed: the discarder sent ``leave`` (逃跑) while another seat's win on its discard
-was pending, and the escape penalty replaced the win it would have paid; a person who left during
-the settlement (or whose seat the server plays) held the next deal for all of
-``settlement_seconds`` although everyone else pressed 继续.
+The attacks replayed: a seat sent ``leave`` (逃跑) while another seat's win was pending (on the
+escapee's discard, on its partner's, or on the tile the winner drew), and the escape penalty
+replaced the win; a person who left during the settlement (or whose seat the server plays) held
+the next deal for all of ``settlement_seconds`` although everyone else pressed 继续.
 """
 
 from __future__ import annotations
@@ -49,14 +49,18 @@ def paid(end: dict[str, Any]) -> list[Fraction]:
     return [exact(p) for p in end.get("payments_exact", end["payments"])]
 
 
-# -- 8. an escape waits for the claim window on one's own discard ------------------------------
+# -- 8. an escape waits for the decision in progress (a win there is paid first) -------------
 @dataclass
 class Trap:
-    """The first claim window in which a seat may win on another seat's discard: the discarder
-    leaves, then the winner wins."""
+    """The first chance some seat has to win a ``how`` win (``"discard"`` or ``"self_draw"``):
+    another seat leaves — for a win on a discard, the discarder itself (``escaper``
+    ``"discarder"``) or a third seat (``"third"``) — then the winner wins."""
 
+    how: str = "discard"
+    escaper: str = "discarder"
     winner: int | None = None
     discarder: int | None = None
+    escapee: int | None = None
     tile: str | None = None
     hand: int | None = None
 
@@ -70,14 +74,27 @@ async def snapshot_view(client: Client) -> dict[str, Any]:
             return dict(message["view"])
 
 
+async def spring(trap: Trap, clients: list[Client], winner: int, escapee: int) -> None:
+    """The escapee leaves while the winner's win is pending (the leave is done with once the
+    server answers ``left``); the winner's win comes after it."""
+    trap.winner, trap.escapee = winner, escapee
+    await clients[escapee].send({"type": "leave"})
+    while not any(m["type"] == "left" for m in clients[escapee].messages):
+        await asyncio.sleep(0.01)
+
+
 async def sit_and_play(
     client: Client, clients: list[Client], bot: Bot, trap: Trap, hands: list[int]
 ) -> None:
     """Play the seat with ``bot`` (from the seat's own view) until the match ends — but spring
-    the trap at the first discard another seat may win on."""
+    the trap at the first win of its kind; every other win on a discard is passed (one winner
+    only: the trap's)."""
     answered: set[int] = set()
     discarder: int | None = None
     tile: str | None = None
+    drawn: dict[str, Any] | None = None  # the seat's own last draw
+    seat = client.seat
+    assert seat is not None
     while True:
         message = await client.recv(60)
         kind = message["type"]
@@ -89,40 +106,45 @@ async def sit_and_play(
                 hands.append(event["hand"])
             elif event["type"] == "discard" and not event.get("lay_out"):
                 discarder, tile = event["seat"], event["tile"]
+            elif event["type"] == "draw" and event["seat"] == seat:
+                drawn = event
             elif event["type"] == "match_end":
                 return
-        elif kind == "pause" and client.seat in message["waiting"]:
+        elif kind == "pause" and seat in message["waiting"]:
             await client.send({"type": "continue"})
         elif kind == "prompt" and message["id"] not in answered:
             answered.add(message["id"])
             legal = message["legal"]
             win = {"type": "win"}
+            act = {"type": "act", "prompt": message["id"]}
+            armed = trap.winner is None and win in legal
             if message["phase"] == "claim" and win in legal:
-                if trap.winner is None and discarder is not None:
-                    # The trap: the discarder escapes while this seat's win is pending ...
-                    trap.winner, trap.discarder, trap.tile = client.seat, discarder, tile
-                    trap.hand = hands[-1]
-                    escapee = clients[discarder]
-                    await escapee.send({"type": "leave"})
-                    while not any(m["type"] == "left" for m in escapee.messages):
-                        await asyncio.sleep(0.01)  # "left": the server has done with the leave
-                    # ... and the win comes after it.
-                    await client.send({"type": "act", "prompt": message["id"], "action": win})
-                else:  # one winner only: the trap's
-                    action = {"type": "pass"}
-                    await client.send({"type": "act", "prompt": message["id"], "action": action})
+                if armed and trap.how == "discard" and discarder is not None:
+                    third = min({0, 1, 2, 3} - {seat, discarder})
+                    escapee = discarder if trap.escaper == "discarder" else third
+                    trap.discarder, trap.tile, trap.hand = discarder, tile, hands[-1]
+                    await spring(trap, clients, seat, escapee)
+                    await client.send({**act, "action": win})
+                else:
+                    await client.send({**act, "action": {"type": "pass"}})
+                continue
+            plain = drawn is not None and drawn["from"] == "front" and not drawn.get("final")
+            if message["phase"] == "turn" and armed and trap.how == "self_draw" and plain:
+                assert drawn is not None
+                trap.tile, trap.hand = drawn["tile"], hands[-1]
+                await spring(trap, clients, seat, (seat + 2) % 4)
+                await client.send({**act, "action": win})
                 continue
             view = await snapshot_view(client)
-            assert client.seat is not None
-            options = [Action.from_json({**a, "seat": client.seat}) for a in legal]
+            options = [Action.from_json({**a, "seat": seat}) for a in legal]
             chosen = bot.act(view, options).to_json()
             del chosen["seat"]
-            await client.send({"type": "act", "prompt": message["id"], "action": chosen})
+            await client.send({**act, "action": chosen})
 
 
-def test_escaping_during_a_win_on_ones_own_discard_pays_the_win_then_escapes(
-    server: ServerProcess,
-) -> None:
+def spring_trap(server: ServerProcess, trap: Trap) -> tuple[str, list[Client]]:
+    """Four people at a 64-hand table, each played by a greedy bot from its own view, until the
+    trap is sprung and the match ends in the escape."""
     table = {
         "players": 4,
         "hands": 64,
@@ -133,11 +155,10 @@ def test_escaping_during_a_win_on_ones_own_discard_pays_the_win_then_escapes(
     }
     code = server.create_room(RULES, **table)["code"]
 
-    async def main() -> tuple[Trap, list[Client]]:
+    async def main() -> list[Client]:
         clients = [await Client.connect(server.ws) for _ in range(4)]
         for seat, client in enumerate(clients):
             await client.join(code, seat=seat)
-        trap = Trap()
         hands: list[list[int]] = [[] for _ in clients]
         bots = [make_bot("greedy", RULES, seed=seat) for seat in range(4)]
         await asyncio.gather(
@@ -145,37 +166,50 @@ def test_escaping_during_a_win_on_ones_own_discard_pays_the_win_then_escapes(
         )
         for client in clients:
             await client.close()
-        return trap, clients
+        return clients
 
-    trap, clients = run(main(), 400)
-    assert trap.winner is not None and trap.discarder is not None and trap.hand is not None
-    winner, escapee = trap.winner, trap.discarder
+    clients: list[Client] = run(main(), 400)
+    assert trap.winner is not None and trap.escapee is not None and trap.hand is not None
+    return code, clients
+
+
+def check_win_then_escape(
+    server: ServerProcess, code: str, trap: Trap, clients: list[Client]
+) -> None:
+    """The trap's hand ended in the win, paid in full and exactly; the next hand ended at once
+    in the escapee's abandon, with the escape penalty; the match ended there."""
+    assert trap.winner is not None and trap.escapee is not None and trap.hand is not None
+    winner, escapee = trap.winner, trap.escapee
     hands = records(server, code)
 
-    # The window's hand: the win on the escapee's discard, paid in full (on the old code the
-    # leave ended it at once: reason "abandon", the win refused).
+    # The trap's hand: the win, paid in full (on the old code the leave ended it at once:
+    # reason "abandon", the win refused).
     won = hands[trap.hand]
     assert [e["type"] for e in won[-2:]] == ["win", "end"]
-    win = next(e for e in won if e["type"] == "win")
-    assert (win["seat"], win["how"], win["from"], win["tile"]) == (
+    win = won[-2]
+    assert (win["seat"], win["how"], win["tile"], win.get("from")) == (
         winner,
-        "discard",
-        escapee,
+        trap.how,
         trap.tile,
+        trap.discarder,
     )
     end = won[-1]
     assert (end["reason"], end["winner"]) == ("win", winner)
     assert not any(e["type"] == "abandon" for e in won)
     payments = paid(end)
-    assert sum(payments) == 0 and payments[escapee] < 0
-    # Exactly what the winner was shown it would collect on the escapee's discard (hints) ...
+    assert sum(payments) == 0 and payments[winner] > 0
+    # Exactly what the winner was shown it would collect on that tile, that way (hints) ...
     shown = [
         m
         for m in clients[winner].messages
         if m["type"] == "hints" and m["waits"] and any(w["tile"] == trap.tile for w in m["waits"])
     ][-1]
     wait = next(w for w in shown["waits"] if w["tile"] == trap.tile)
-    assert payments[winner] == exact(wait["on_discard_from"][str(escapee)])
+    if trap.discarder is None:
+        assert payments[winner] == exact(wait["self_drawn"])
+    else:
+        assert payments[trap.discarder] < 0
+        assert payments[winner] == exact(wait["on_discard_from"][str(trap.discarder)])
     # ... and what the engine settles for that win (the record replays event for event).
     replayed, produced = replay_record(won)
     assert produced == won and replayed.result is not None
@@ -186,6 +220,7 @@ def test_escaping_during_a_win_on_ones_own_discard_pays_the_win_then_escapes(
     escape = hands[trap.hand + 1]
     assert [e["type"] for e in escape[-2:]] == ["abandon", "end"]
     assert escape[-2]["seat"] == escapee
+    assert not any(e["type"] in ("discard", "win") for e in escape)
     assert (escape[-1]["reason"], escape[-1]["seat"]) == ("abandon", escapee)
     penalty = list(make_ruleset(RULES).escape_payments(escapee))
     assert paid(escape[-1]) == penalty
@@ -197,6 +232,99 @@ def test_escaping_during_a_win_on_ones_own_discard_pays_the_win_then_escapes(
     assert match_end["escaped"] == escapee and match_end["hands"] == trap.hand + 2
     totals = [sum(paid(h[-1])[s] for h in hands) for s in range(4)]
     assert [exact(t) for t in match_end["totals"]] == pytest.approx(totals)
+
+
+def test_escaping_during_a_win_on_ones_own_discard_pays_the_win_then_escapes(
+    server: ServerProcess,
+) -> None:
+    trap = Trap("discard", "discarder")
+    code, clients = spring_trap(server, trap)
+    assert trap.escapee == trap.discarder
+    check_win_then_escape(server, code, trap, clients)
+
+
+def test_a_third_seat_escaping_during_a_win_on_a_discard_pays_the_win_then_escapes(
+    server: ServerProcess,
+) -> None:
+    """Two colluders: one discards into the winner's hand, the other escapes while the win is
+    pending — the escape waits for the claim window, the discarder pays the win."""
+    trap = Trap("discard", "third")
+    code, clients = spring_trap(server, trap)
+    assert trap.escapee not in (trap.winner, trap.discarder)
+    check_win_then_escape(server, code, trap, clients)
+
+
+def test_escaping_while_another_seat_holds_a_self_drawn_win_pays_the_win_then_escapes(
+    server: ServerProcess,
+) -> None:
+    """A seat leaves while the seat to act may win on the tile it drew: the escape waits for
+    that turn's decision, the self-drawn win is paid by everyone."""
+    trap = Trap("self_draw")
+    code, clients = spring_trap(server, trap)
+    assert trap.escapee != trap.winner
+    check_win_then_escape(server, code, trap, clients)
+
+
+async def until_turn(client: Client) -> dict[str, Any]:
+    """Pass every claim until the seat's own turn is asked: that prompt (left unanswered)."""
+    while True:
+        message = await client.recv(60)
+        if message["type"] != "prompt":
+            continue
+        if message["phase"] == "turn":
+            return message
+        await client.send({"type": "act", "prompt": message["id"], "action": {"type": "pass"}})
+
+
+def test_an_escape_waits_for_the_turn_being_decided_and_no_longer_than_its_clock(
+    server: ServerProcess,
+) -> None:
+    """Always — whether or not the seat to act could win (the wait tells nothing) — and bounded
+    by that seat's clock: a seat leaves during another person's turn, which that person lets
+    run out; its time-out discard (and the claim window on it) comes first, then the abandon."""
+    table = {
+        "players": 2,
+        "hands": 2,
+        "action_seconds": 2,
+        "bank_seconds": 0,
+        "bot_delay_ms": 0,
+        "claim_window_ms": 50,
+        "between_hands_ms": 0,
+    }
+    code = server.create_room(RULES, **table)["code"]
+
+    async def main() -> tuple[int, float, list[dict[str, Any]]]:
+        clients = [await Client.connect(server.ws) for _ in range(2)]
+        for seat, client in enumerate(clients):
+            await client.join(code, seat=seat)
+        tasks = [asyncio.ensure_future(until_turn(c)) for c in clients]
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        asking = tasks.index(next(iter(done)))
+        stays, leaves = clients[asking], clients[1 - asking]
+        left = time.monotonic()
+        await leaves.send({"type": "leave"})
+        await leaves.expect("left")
+        while True:  # the seat to act never answers: its clock (2 s) runs out
+            message = await stays.recv(30)
+            if message["type"] == "event" and message["event"]["type"] == "abandon":
+                break
+        waited = time.monotonic() - left
+        events = [m["event"] for m in stays.messages if m["type"] == "event"]
+        for client in clients:
+            await client.close()
+        return asking, waited, events
+
+    asking, waited, events = run(main(), 120)
+    assert 1.5 < waited < 30.0  # the turn's 2 s first (on the old code: at once)
+    start = max(i for i, e in enumerate(events) if e["type"] == "start")
+    hand = events[start:]
+    abandon = next(i for i, e in enumerate(hand) if e["type"] == "abandon")
+    # The time-out's safe default (a discard), then the abandon: the turn was decided first.
+    assert [e["type"] for e in hand[:abandon] if e.get("seat") == asking][-1] == "discard"
+    assert [e["type"] for e in events[-3:]] == ["abandon", "end", "match_end"]
+    assert events[-3]["seat"] == 1 - asking and events[-2]["reason"] == "abandon"
 
 
 # -- 9. a seat nobody attends never holds the settlement ------------------------------------
