@@ -265,6 +265,10 @@ def test_escaping_while_another_seat_holds_a_self_drawn_win_pays_the_win_then_es
     check_win_then_escape(server, code, trap, clients)
 
 
+TURN_MOVES = ("discard", "lay_out", "concealed_kong", "added_kong", "win")
+"""The events of a decision on one's turn."""
+
+
 async def until_turn(client: Client) -> dict[str, Any]:
     """Pass every claim until the seat's own turn is asked: that prompt (left unanswered)."""
     while True:
@@ -321,10 +325,67 @@ def test_an_escape_waits_for_the_turn_being_decided_and_no_longer_than_its_clock
     start = max(i for i, e in enumerate(events) if e["type"] == "start")
     hand = events[start:]
     abandon = next(i for i, e in enumerate(hand) if e["type"] == "abandon")
-    # The time-out's safe default (a discard), then the abandon: the turn was decided first.
-    assert [e["type"] for e in hand[:abandon] if e.get("seat") == asking][-1] == "discard"
+    # The time-out's safe default (a discard, or a tile laid out, or a kong), then the abandon:
+    # the turn was decided first.
+    decided = [e for e in hand[:abandon] if e.get("seat") == asking and e["type"] in TURN_MOVES]
+    assert len(decided) == 1, hand
     assert [e["type"] for e in events[-3:]] == ["abandon", "end", "match_end"]
     assert events[-3]["seat"] == 1 - asking and events[-2]["reason"] == "abandon"
+
+
+def test_an_escapee_holding_a_claim_is_passed_at_once_and_stalls_nothing(
+    server: ServerProcess,
+) -> None:
+    """A seat leaves while it may claim a discard (its own 60 s clock running): its claim is
+    passed at once — the window, and the escape after it, do not wait for that clock."""
+    table = {
+        "players": 2,
+        "hands": 16,
+        "action_seconds": 60,
+        "bank_seconds": 0,
+        "bot_delay_ms": 0,
+        "claim_window_ms": 50,
+        "settlement_seconds": 0,
+        "between_hands_ms": 0,
+    }
+    code = server.create_room(RULES, **table)["code"]
+
+    async def leave_when_asked_to_claim(client: Client, stays: Client) -> float:
+        rng = random.Random(5)
+        while True:
+            message = await client.recv(60)
+            if message["type"] != "prompt":
+                continue
+            if message["phase"] != "claim":
+                action = rng.choice(message["legal"])
+                await client.send({"type": "act", "prompt": message["id"], "action": action})
+                continue
+            left = time.monotonic()  # a claim prompt, left unanswered
+            await client.send({"type": "leave"})
+            await client.expect("left")
+            while not any(
+                m["type"] == "event" and m["event"]["type"] == "abandon" for m in stays.messages
+            ):
+                await asyncio.sleep(0.01)
+            return time.monotonic() - left
+
+    async def main() -> float:
+        leaves, stays = [await Client.connect(server.ws) for _ in range(2)]
+        for seat, client in enumerate([leaves, stays]):
+            await client.join(code, seat=seat)
+        waited, _ = await asyncio.gather(
+            leave_when_asked_to_claim(leaves, stays), play(stays, random.Random(6))
+        )
+        for client in (leaves, stays):
+            await client.close()
+        return float(waited)
+
+    waited = run(main(), 300)
+    assert waited < 20.0  # not the escapee's 60 s
+    hand = records(server, code)[-1]
+    assert [e["type"] for e in hand[-2:]] == ["abandon", "end"] and hand[-2]["seat"] == 0
+    last = max(i for i, e in enumerate(hand) if e["type"] == "discard" and e["seat"] != 0)
+    assert {"type": "pass", "seat": 0} in hand[last:]  # the escapee's claim, passed
 
 
 # -- 9. a seat nobody attends never holds the settlement ------------------------------------
