@@ -92,6 +92,9 @@ class Seat:
     grace: Timer | None = None
     leaving: bool = False
     """The player left (or the grace period ran out): the seat escapes at the first chance."""
+    escape_after: int | None = None
+    """The seat left during another seat's turn: the hand's event count then — its abandon
+    waits until that turn is decided (``Seating._escape_waits``)."""
     guest: bool = False
     """A person without an account: everyone is shown so (``guest`` in the room's seats)."""
     away_auto: bool = False
@@ -246,6 +249,7 @@ class RoomBase:
         # seating.py
         def leave(self, conn: Conn) -> None: ...
         def _grace_over(self, seat: int) -> None: ...
+        def _escape_waits(self, seat: int) -> bool: ...
         # streams.py
         def catch_up(self, conn: Conn, last_seq: int | None) -> None: ...
         def _emit(self, events: list[dict[str, Any]]) -> None: ...

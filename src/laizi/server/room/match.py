@@ -7,7 +7,7 @@ from typing import Any
 
 from laizi.engine import Action, IllegalAction, apply
 from laizi.engine.events import number
-from laizi.engine.state import HandState
+from laizi.engine.state import CLAIM, ROB, HandState
 from laizi.server.bot_notes import flush_notes
 from laizi.server.entropy import PendingDeal
 from laizi.server.protocol import ProtocolError, Ready
@@ -144,6 +144,8 @@ class MatchFlow(RoomBase):
         if state is None:
             return
         if state.over:
+            for s in self.seats:
+                s.escape_after = None  # a turn of this hand; an escape waits for none any more
             self._release()
             flush_notes(self)  # explain_bots: the hand's bot notes (laizi.server.bot_notes)
             for prompt in self.prompts.values():
@@ -160,8 +162,15 @@ class MatchFlow(RoomBase):
                     self._broadcast_info()
                     self._between_hands()
             return
-        if any(s.leaving for s in self.seats):
-            seat = next(i for i, s in enumerate(self.seats) if s.leaving)
+        # A seat that left passes its claims at once and abandons as soon as no decision
+        # another seat may win from is in progress (seating._escape_waits).
+        for i, s in enumerate(self.seats):
+            if s.leaving and self.live and state.phase in (CLAIM, ROB) and i in state.to_act():
+                self._play(i, Action(i, "pass"))
+                return
+        leaving = [i for i, s in enumerate(self.seats) if s.leaving and not self._escape_waits(i)]
+        if leaving:
+            seat = leaving[0]
             if self.live:
                 self._play(seat, Action(seat, "abandon"))
             return

@@ -29,8 +29,13 @@ class SettlementPause(RoomBase):
         """A hand (not the match) is over: pause for the settlement, or deal after the short
         ``between_hands_ms`` at a table without people (or with ``settlement_seconds`` 0)."""
         seconds = self.table.settlement_seconds
+        # Awaited: the people at the table. Not a seat that left (it escapes), nor one that is
+        # away (no connection) or on 托管 as everyone was told: the server plays those, as it
+        # plays a bot, and a seat nobody attends must not hold the table for settlement_seconds.
         waiting = {
-            i for i, s in enumerate(self.seats) if s.kind == "human" and s.conns and not s.leaving
+            i
+            for i, s in enumerate(self.seats)
+            if s.kind == "human" and s.conns and not s.leaving and not (s.auto and s.auto_shown)
         }
         if seconds <= 0 or not any(s.kind == "human" for s in self.seats) or not waiting:
             self._later(self.table.between_hands_ms, self._deal)

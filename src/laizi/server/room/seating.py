@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from laizi.engine import Action
+from laizi.engine.state import CLAIM, FINAL, ROB, TURN
 from laizi.server.protocol import Join, ProtocolError
 from laizi.server.room.base import Conn, RoomBase, Seat
 
@@ -179,6 +179,30 @@ class Seating(RoomBase):
         self.post(conn, {"type": "left", "room": self.code})
 
     def _escape(self, seat: int) -> None:
-        self.seats[seat].leaving = True
-        if self.state is not None and not self.state.over:
-            self._play(seat, Action(seat, "abandon"))
+        """The seat's player left (or stayed away past the grace): a settlement's pause no longer
+        waits for it, and the seat abandons (逃跑) — but never in the middle of a decision another
+        seat may win from: once that is resolved (:meth:`_escape_waits`; ``MatchFlow._after``
+        plays the abandon, and meanwhile passes the seat's own claims)."""
+        s = self.seats[seat]
+        again, s.leaving = s.leaving, True
+        self._pause_seat_gone(seat)
+        state = self.state
+        if state is None or state.over:
+            return  # between hands: the next deal ends in the abandon
+        if not again and self.gate is None and state.phase in (TURN, FINAL) and state.turn != seat:
+            s.escape_after = state.events  # another seat's turn is being decided
+        self._after()
+
+    def _escape_waits(self, seat: int) -> bool:
+        """Whether the seat's abandon must wait (it left): a decision another seat may win from
+        is in progress — a claim window (to rob a kong too) with its pause, or the turn (or 海底
+        draw) of another seat that was being decided when the seat left.  Always, whether or not
+        anyone may win there (the wait tells nothing), and never longer than the table's clocks
+        give those seats: an escape never cancels a win that was on offer (docs/server.md)."""
+        state = self.state
+        if state is None or state.over:
+            return False
+        s = self.seats[seat]
+        if s.escape_after is not None and s.escape_after != state.events:
+            s.escape_after = None  # that turn was decided
+        return self.gate is not None or state.phase in (CLAIM, ROB) or s.escape_after is not None
