@@ -99,7 +99,7 @@ def test_without_seed_an_arena_draws_a_secret_one_that_replays_it(tmp_path: Path
     )
     report = report_of(done)
     seed = report["seed"]
-    assert GUESSABLE_SEED <= seed < 2**63  # a 63-bit secret (below 2^40 once in 8 million runs)
+    assert GUESSABLE_SEED <= seed < 2**63  # drawn from [2^40, 2^63): never a guessable one
     assert f"seed {seed} (a secret drawn at random; --seed {seed} replays this run)" in done.stderr
     assert "note: the walls" not in done.stderr
     hands = predictions(tmp_path / "drawn.jsonl")

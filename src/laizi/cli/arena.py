@@ -60,21 +60,23 @@ bot playing, ``laizi arena`` and ``simulate`` warn that the walls are then no se
 
 SEED_HELP = (
     "Run seed: walls and bots derive from it. Without it a secret one is drawn at random "
-    "(63 bits) and reported, so a cmd: bot can't guess the walls and the run can be replayed "
-    "with --seed. A given seed is public: one a cmd: bot can guess (small) is warned about."
+    "(from 2^40 up to 2^63) and reported, so a cmd: bot can't guess the walls and the run can "
+    "be replayed with --seed. A given seed is public: one a cmd: bot can guess (small) is "
+    "warned about."
 )
 
 
 def run_seed(seed: int | None, lang: Lang) -> int:
-    """The run's seed: ``--seed`` as given, or a secret drawn with :func:`secrets.randbits`
-    (63 bits: too many to try) and reported on stderr, so the run can be replayed.
+    """The run's seed: ``--seed`` as given, or a secret drawn with :mod:`secrets` from
+    [2^40, 2^63) (too many to try, and never one the guessable-seed warning names) and reported
+    on stderr, so the run can be replayed.
 
     >>> run_seed(7, "en")
     7
     """
     if seed is not None:
         return seed
-    drawn = secrets.randbits(63)
+    drawn = GUESSABLE_SEED + secrets.randbelow(2**63 - GUESSABLE_SEED)
     typer.echo(
         pick(
             lang,
