@@ -143,6 +143,9 @@ class MatchFlow(RoomBase):
         state = self.state
         if state is None:
             return
+        waits, self.end_waits = self.end_waits, False
+        if state.over and self.gate is not None and waits:
+            return  # ended within the claim window's pause: finished when it ends (_open_gate)
         if state.over:
             self._release()
             flush_notes(self)  # explain_bots: the hand's bot notes (laizi.server.bot_notes)
