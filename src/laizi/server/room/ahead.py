@@ -8,10 +8,11 @@ held with everything else, so the pause's end only releases what it held.  Neith
 (or a 托管 seat) could claim, nor how long a bot thinks, moves the next event.
 
 A bot's claim has the pause to be decided — ``claim_window_ms``, 600 ms by default, longer than
-the expert bot's search (its budget: 200 ms).  A bot still thinking when the pause ends passes,
-as a person whose clock runs out does (the table never waits for a bot: that would tell that it
-could claim); its search finishes on its thread and is dropped, and the bot's next decision waits
-for it.
+the expert bot's search (its budget: 200 ms) — less a moment (``GUARD_MS``) before its end, when
+whatever is still undecided is settled, so that its end has nothing left to play.  A bot still
+thinking then passes, as a person whose clock runs out does (the table never waits for a bot:
+that would tell that it could claim); its search finishes on its thread and is dropped, and the
+bot's next decision waits for it.
 """
 
 from __future__ import annotations
@@ -27,13 +28,17 @@ from laizi.server.bot_notes import take_note
 from laizi.server.room.base import Prompt, RoomBase
 from laizi.server.seats import safe_default
 
-__all__ = ["AHEAD_MS", "BOT_THREADS", "Ahead"]
+__all__ = ["AHEAD_MS", "BOT_THREADS", "GUARD_MS", "Ahead"]
 
 log = logging.getLogger("laizi.server")
 
 AHEAD_MS = 10.0
 """How far into the pause the claims are decided (at most a quarter of it): the discard has left
 by then, so no seat's thinking delays it either."""
+
+GUARD_MS = 50.0
+"""How long before the pause ends (at most a quarter of it) a claim still undecided is settled:
+playing it takes the event loop a moment, which must not delay the pause's end."""
 
 BOT_THREADS = 4
 """Worker threads shared by every room's bots for their claims."""
@@ -53,11 +58,21 @@ class Ahead(RoomBase):
 
     def _decide_during_pause(self, prompt: Prompt) -> None:
         """A bot's or 托管 seat's claim prompt, made while the pause runs: decide it shortly
-        after the pause began (a pause of 0 ms: when it ends, as before)."""
+        after the pause began, and settle it at the latest a little before the pause ends (a
+        pause of 0 ms: when it ends, as before)."""
         window = self.table.claim_window
-        if window <= 0:
+        ends = getattr(self.gate.handle, "when", None) if self.gate is not None else None
+        if window <= 0 or ends is None:
             return  # decided when the gate opens (_open_gate)
         prompt.handle = self._later(min(AHEAD_MS, window / 4), self._decide_ahead, prompt)
+        due = ends() - min(GUARD_MS, window / 4) / 1000
+        self._later(max(0.0, due - self.loop.time()) * 1000, self._due, prompt)
+
+    def _due(self, prompt: Prompt) -> None:
+        """Shortly before the pause ends: a claim still undecided is settled now, so that the
+        pause's end has nothing left to play — only events to release."""
+        if self.live and self.gate is not None and self.prompts.get(prompt.seat) is prompt:
+            self._settle(prompt.seat, prompt)
 
     def _decide_ahead(self, prompt: Prompt) -> None:
         seat = prompt.seat
@@ -141,8 +156,8 @@ class Ahead(RoomBase):
 
         future.add_done_callback(free)
 
-    def _settle_at_gate(self, seat: int, prompt: Prompt) -> None:
-        """The pause is over and a bot's or 托管 seat's claim is still pending: decide it now —
+    def _settle(self, seat: int, prompt: Prompt) -> None:
+        """A bot's or 托管 seat's claim is still pending as the pause ends: decide it now —
         with no pause to decide in (0 ms), as before; a bot still thinking passes (the safe
         default), as a person whose clock ran out."""
         state = self.state
@@ -161,6 +176,10 @@ class Ahead(RoomBase):
                 self.code,
                 seat,
             )
-            self._play(seat, safe_default(view(state, seat), prompt.legal))
+            self._play_ahead(seat, safe_default(view(state, seat), prompt.legal))
             return
-        self._auto_move(seat, prompt.id)
+        self.end_waits = True
+        try:
+            self._auto_move(seat, prompt.id)
+        finally:
+            self.end_waits = False

@@ -109,7 +109,7 @@ class Streams(RoomBase):
         for seat, prompt in list(self.prompts.items()):
             s = self.seats[seat]
             if (s.kind == "bot" or s.auto) and self.prompts.get(seat) is prompt:
-                self._settle_at_gate(seat, prompt)
+                self._settle(seat, prompt)
         self._after()
 
     def _stream(self, events: list[dict[str, Any]]) -> None:
