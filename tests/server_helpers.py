@@ -41,12 +41,15 @@ class ServerProcess:
         db_url: str | None = None,
         args: tuple[str, ...] = (),
         files: tuple[int, int] | None = None,
+        prelude: str = "",
     ) -> None:
         self.db_url = db_url or f"sqlite:///{db_path}"
         self.args = args
         """More ``laizi serve`` flags (the limits of docs/server.md)."""
         self.files = files
         """The server's open-file limit (soft, hard) as it starts; None: the test's own."""
+        self.prelude = prelude
+        """Python run in the server process before it starts (a test's setting of a bot)."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = db_path.with_suffix(".log")
@@ -61,7 +64,7 @@ class ServerProcess:
 
     def start(self) -> ServerProcess:
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        code = "from laizi.cli import main; main()"
+        code = f"{self.prelude}\nfrom laizi.cli import main; main()"
         args = ["serve", "--port", str(self.port), "--db", self.db_url, "--log-level", "warning"]
         args += self.args
         with open(self.log, "ab") as log:

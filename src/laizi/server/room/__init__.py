@@ -17,12 +17,14 @@ there, the server commits to its secret and the players' clients add their own e
 (:mod:`laizi.server.entropy`).
 
 The room is one class, :class:`Room`, made of one mixin per concern: :mod:`.seating`,
-:mod:`.streams`, :mod:`.prompts`, :mod:`.match` and :mod:`.recovery`, on the shared state of
+:mod:`.streams`, :mod:`.prompts` (with :mod:`.ahead`: the claims bots and 托管 seats decide during
+the claim window's pause), :mod:`.match` and :mod:`.recovery`, on the shared state of
 :mod:`.base`.
 """
 
 from __future__ import annotations
 
+from laizi.server.room.ahead import Ahead
 from laizi.server.room.base import (
     CODE_ALPHABET,
     VIEWERS,
@@ -55,5 +57,5 @@ __all__ = [
 ]
 
 
-class Room(Seating, Streams, Prompts, Hints, SettlementPause, MatchFlow, Recovery):
+class Room(Seating, Streams, Prompts, Ahead, Hints, SettlementPause, MatchFlow, Recovery):
     """One table: its rules, table settings, seats, match and streams."""

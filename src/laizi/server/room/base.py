@@ -6,6 +6,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -162,6 +163,12 @@ class RoomBase:
         wait in ``held``, the next turn is not asked and bots do not claim."""
         self.held: list[dict[str, Any]] = []
         self.after_gate: list[Callable[[], None]] = []
+        self.thinking: dict[int, tuple[Prompt, Future[Action]]] = {}
+        """Per seat: the claim its bot is deciding on a worker thread, during the pause
+        (``room/ahead.py``)."""
+        self.end_waits = False
+        """A hand that ends now, within the pause, ends when the pause does: it was ended by
+        the pause's own discard (the wall ran out) or by a decision made during the pause."""
         self.pending: PendingDeal | None = None
         """The next deal, committed to and waiting for the players' contributions."""
         self.spectator_news: Timer | None = None
@@ -260,6 +267,11 @@ class RoomBase:
         def _refresh_prompts(self) -> None: ...
         def _save_seat(self, seat: int) -> None: ...
         def _set_auto(self, seat: int, on: bool, shown: bool = True) -> None: ...
+        # ahead.py
+        def _decide_during_pause(self, prompt: Prompt) -> None: ...
+        def _when_free(self, seat: int, fn: Callable[[], None]) -> None: ...
+        def _bot_busy(self, seat: int) -> Future[Action] | None: ...
+        def _settle(self, seat: int, prompt: Prompt) -> None: ...
         # hints.py
         def _update_hints(self, discards: list[tuple[int, int]] | None = None) -> None: ...
         def _hint_discards(self, events: list[dict[str, Any]]) -> list[tuple[int, int]]: ...

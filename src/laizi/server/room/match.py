@@ -143,6 +143,9 @@ class MatchFlow(RoomBase):
         state = self.state
         if state is None:
             return
+        waits, self.end_waits = self.end_waits, False
+        if state.over and self.gate is not None and waits:
+            return  # ended within the claim window's pause: finished when it ends (_open_gate)
         if state.over:
             for s in self.seats:
                 s.escape_after = None  # a turn of this hand; an escape waits for none any more

@@ -154,7 +154,9 @@ class Prompts(RoomBase):
                 prompt.handle = self._later(
                     self.table.bot_delay_ms, self._auto_move, seat, prompt.id
                 )
-            return  # else decided when the claim window's pause ends (_open_gate)
+            else:  # a claim: decided while the claim window's pause runs (room/ahead.py)
+                self._decide_during_pause(prompt)
+            return
         deadline = prompt.started + self.table.action_seconds + s.bank
         left = max(0.0, deadline - self.loop.time())
         prompt.handle = self._later(left * 1000, self._timeout, seat, prompt.id)
@@ -183,6 +185,10 @@ class Prompts(RoomBase):
         if prompt is None or prompt.id != pid or state is None:
             return
         s = self.seats[seat]
+        if s.kind == "bot" and self._bot_busy(seat) is not None:
+            # still on a claim the pause's end settled without it: one decision at a time
+            self._when_free(seat, lambda: self._auto_move(seat, pid))
+            return
         seat_view = view(state, seat)
         if s.kind == "bot" and s.bot is not None:
             action = s.bot.act(seat_view, prompt.legal)

@@ -65,6 +65,7 @@ class Streams(RoomBase):
         self._stream(events[:cut])
         self.held = list(events[cut:])
         self.gate = self._later(self.table.claim_window, self._open_gate)
+        self.end_waits = True  # the wall ran out with the discard: the hand ends with the pause
 
     def _hold(self, events: list[dict[str, Any]]) -> None:
         """Keep events for the end of the pause — but a seat's own claim or pass, which only
@@ -100,13 +101,15 @@ class Streams(RoomBase):
             fn()
 
     def _open_gate(self) -> None:
-        """The pause is over (as long after every discard, claimable or not): bots and seats on
-        auto-play decide their claims now, then play goes on."""
+        """The pause is over (as long after every discard, claimable or not): what it held goes
+        out — bots and seats on auto-play decided their claims during it (``room/ahead.py``);
+        one still pending is settled now — then play goes on."""
         self.gate = None
         self._release()
         for seat, prompt in list(self.prompts.items()):
-            if prompt.handle is None and self.prompts.get(seat) is prompt:
-                self._auto_move(seat, prompt.id)
+            s = self.seats[seat]
+            if (s.kind == "bot" or s.auto) and self.prompts.get(seat) is prompt:
+                self._settle(seat, prompt)
         self._after()
 
     def _stream(self, events: list[dict[str, Any]]) -> None:
