@@ -263,12 +263,18 @@ def create_room(port: int, **table: Any) -> dict[str, Any]:
         return room
 
 
-def get(port: int, path: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
+def get(port: int, path: str, patience: float = 60) -> tuple[int, bytes]:
+    """A polite client's GET: a ``429`` (the per-address GET bucket: these checks read many
+    records from one address) or ``503 busy`` is tried again after its ``Retry-After``."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as error:
+            if error.code not in (429, 503) or time.monotonic() > deadline:
+                return error.code, error.read()
+            time.sleep(min(5.0, float(error.headers.get("retry-after") or 1)))
 
 
 def events_of(pg: str, code: str) -> list[tuple[int, int, int]]:

@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.server_helpers import Servers
+
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_ENV = "LAIZI_TEST_POSTGRES_URL"
 DATABASES = ["sqlite", "postgresql"]
@@ -166,3 +168,12 @@ def module_db_url(
     made = _databases(request, tmp_path_factory.mktemp("db"))
     yield made.new()
     made.drop()
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Servers]:
+    """``serve(*flags)``: a real ``laizi serve`` with these flags (``Servers``), stopped at the
+    end of the test."""
+    servers = Servers(tmp_path)
+    yield servers
+    servers.stop()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from laizi.engine import HandState
+from laizi.engine import HandState, Match, apply, legal_actions, make_ruleset
 from laizi.engine.script import ScriptUnfinished, run_script
 
 RULES = {"preset": "wuhan-hongzhong-kaikou", "min_points": 0}
@@ -82,3 +82,32 @@ def hidden_shuffled(state: HandState, seat: int | None, rng: random.Random) -> H
     other.legal_cache = None
     other.offers = {}
     return other
+
+
+def greedy(rng: random.Random):
+    def choose(actions):
+        wins = [a for a in actions if a.type == "win"]
+        if wins:
+            return wins[0]
+        claims = [a for a in actions if a.type in ("pung", "kong", "chow")]
+        return rng.choice(claims) if claims and rng.random() < 0.8 else rng.choice(actions)
+
+    return choose
+
+
+def play_match(hands: int, seed: int):
+    rng = random.Random(seed)
+    match = Match(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0)
+    record = []
+    history = []
+    choose = greedy(rng)
+    for _ in range(hands):
+        dealer = match.dealer
+        state, events = match.deal(rng.randbytes(32))
+        while not state.over:
+            seat = state.to_act()[0]
+            events += apply(state, choose(legal_actions(state, seat)))
+        match.finish(events)
+        history.append((dealer, state.result["winner"], match.dealer))
+        record += events
+    return match, record, history

@@ -201,3 +201,19 @@ class MeasuredTable:
     async def close(self) -> None:
         self.stop.set()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def run(coro: Any, timeout: float = 180) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def assert_table_kept_up(latencies: list[float]) -> None:
+    """Another table's action → own-event latency (ms) during an attack.
+
+    On a quiet machine the p99 is ≤ 50 ms (``benchmarks/bench_abuse.py`` measures it); this
+    machine is shared, so the bounds here only catch a server that stalls (before the limits:
+    p99 0.96–5 s, the median near a second for the lobby)."""
+    assert len(latencies) >= 10, latencies
+    ordered = sorted(latencies)
+    assert ordered[len(ordered) // 2] < 250, ordered
+    assert p99(latencies) < 1500, ordered[-5:]

@@ -20,6 +20,8 @@ from typing import Any
 import websockets
 from argon2 import PasswordHasher
 
+from laizi.engine import parse_record
+
 FAST_HASH = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
 """A password hasher cheap enough for tests."""
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -274,3 +276,13 @@ def login_cookie(srv: ServerProcess, name: str) -> str:
 async def connect(srv: ServerProcess, cookie: str = "") -> Client:
     headers = {"Cookie": cookie} if cookie else {}
     return Client(await websockets.connect(srv.ws, max_size=2**22, additional_headers=headers))
+
+
+def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:
+    """Every finished hand's record of a room, from hand 0 on (``/api/rooms/CODE/hands/N``)."""
+    out = []
+    while True:
+        status, body = server.get(f"/api/rooms/{code}/hands/{len(out)}")
+        if status != 200:
+            return out
+        out.append(parse_record(body.decode()))

@@ -9,7 +9,6 @@ from laizi.engine import (
     Action,
     Match,
     apply,
-    legal_actions,
     make_ruleset,
     new_hand,
     parse_record,
@@ -18,35 +17,7 @@ from laizi.engine import (
 )
 from laizi.engine.events import hand_digest
 from laizi.engine.record import to_jsonl
-
-
-def greedy(rng: random.Random):
-    def choose(actions):
-        wins = [a for a in actions if a.type == "win"]
-        if wins:
-            return wins[0]
-        claims = [a for a in actions if a.type in ("pung", "kong", "chow")]
-        return rng.choice(claims) if claims and rng.random() < 0.8 else rng.choice(actions)
-
-    return choose
-
-
-def play_match(hands: int, seed: int):
-    rng = random.Random(seed)
-    match = Match(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0)
-    record = []
-    history = []
-    choose = greedy(rng)
-    for _ in range(hands):
-        dealer = match.dealer
-        state, events = match.deal(rng.randbytes(32))
-        while not state.over:
-            seat = state.to_act()[0]
-            events += apply(state, choose(legal_actions(state, seat)))
-        match.finish(events)
-        history.append((dealer, state.result["winner"], match.dealer))
-        record += events
-    return match, record, history
+from tests.engine_helpers import play_match
 
 
 def test_the_dealer_stays_on_a_dealer_win_or_a_drawn_hand_else_moves_on():

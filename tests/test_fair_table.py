@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from laizi.bots import make_bot
-from laizi.engine import new_hand, parse_record, verify
+from laizi.engine import new_hand, verify
 from laizi.engine.wall import wall_from_parts
 from laizi.server import hub as server_hub
 from laizi.server.app import Hub
@@ -32,7 +32,7 @@ from laizi.server.room import Conn
 from laizi.server.room import match as room_match
 from laizi.server.store import Store
 from laizi.tiles import parse_tiles
-from tests.server_helpers import SRC, Client, ServerProcess
+from tests.server_helpers import SRC, Client, ServerProcess, records
 
 
 @pytest.fixture(scope="module")
@@ -44,15 +44,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, module_db_url: str):
 
 def run(coro: Any, timeout: float = 120) -> Any:
     return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:
-    out = []
-    while True:
-        status, body = server.get(f"/api/rooms/{code}/hands/{len(out)}")
-        if status != 200:
-            return out
-        out.append(parse_record(body.decode()))
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -13,12 +13,14 @@ from typing import Any
 
 from laizi.server.readonly import HEAVY, HEAVY_COST, GetLimit
 from laizi.web.replay import frames
-from tests import test_limits
-from tests.limits_helpers import MeasuredTable, address, fetch, http
-from tests.test_limits import assert_table_kept_up, run
-
-serve = test_limits.serve
-"""``serve(*flags)``: a real server with these flags (the limits tests' fixture)."""
+from tests.limits_helpers import (
+    MeasuredTable,
+    address,
+    assert_table_kept_up,
+    fetch,
+    http,
+    run,
+)
 
 
 async def bots_match(port: int, hands: int, bot_delay_ms: int, source: str) -> str:

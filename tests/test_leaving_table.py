@@ -22,8 +22,7 @@ import pytest
 
 from laizi.bots import Bot, make_bot
 from laizi.engine import Action, make_ruleset, replay_record
-from tests.server_helpers import Client, ServerProcess, play
-from tests.test_fair_table import records
+from tests.server_helpers import Client, ServerProcess, play, records
 
 RULES = "wuhan-hongzhong-kaikou"
 

@@ -24,40 +24,17 @@ from laizi.server.limits import LobbyCache, MessageGate, Owner, Quotas, ServerLi
 from tests.limits_helpers import (
     MeasuredTable,
     address,
+    assert_table_kept_up,
     http,
     messages_of,
-    p99,
+    run,
     vm_peak_mb,
     vm_rss_mb,
     ws_connect,
 )
-from tests.server_helpers import ServerProcess, Servers
+from tests.server_helpers import ServerProcess
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0}
-
-
-def run(coro: Any, timeout: float = 180) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Servers]:
-    """``serve(*flags)``: a server with these limit flags (stopped at the end of the test)."""
-    servers = Servers(tmp_path)
-    yield servers
-    servers.stop()
-
-
-def assert_table_kept_up(latencies: list[float]) -> None:
-    """Another table's action → own-event latency (ms) during an attack.
-
-    On a quiet machine the p99 is ≤ 50 ms (``benchmarks/bench_abuse.py`` measures it); this
-    machine is shared, so the bounds here only catch a server that stalls (before the limits:
-    p99 0.96–5 s, the median near a second for the lobby)."""
-    assert len(latencies) >= 10, latencies
-    ordered = sorted(latencies)
-    assert ordered[len(ordered) // 2] < 250, ordered
-    assert p99(latencies) < 1500, ordered[-5:]
 
 
 def pid(srv: ServerProcess) -> int:
@@ -636,7 +613,9 @@ def test_the_lobby_is_paged_and_cached(serve: Any) -> None:
 
 
 def test_a_lobby_storm_over_many_rooms_does_not_stall_another_table(serve: Any) -> None:
-    srv = serve("--rooms-per-address", "1000", "--lobby-cache-ms", "200")
+    # The lobby's own cost is measured: the per-address GET bucket (tests/test_http_flood.py)
+    # would refuse most of the storm before it reached the lobby, so it is off here.
+    srv = serve("--rooms-per-address", "1000", "--lobby-cache-ms", "200", "--get-rate", "0")
 
     async def main() -> None:
         for batch in range(30):

@@ -452,7 +452,11 @@ def test_a_guest_tab_escaping_again_and_again_gains_its_account_nothing(
         ann, bo = login_cookie(srv, "Ann"), login_cookie(srv, "Bo")
 
         async def escape_match(cookies: list[str], escaper: int) -> dict[str, Any]:
-            code = srv.create_room(players=len(cookies), hands=4, **FAST)["code"]
+            # A short clock: the escape waits for the decision under way (Ann's, who never
+            # answers here), at most her clock, before it lands (docs/rules.md, "Escape").
+            code = srv.create_room(
+                players=len(cookies), hands=4, action_seconds=1, bank_seconds=0, **FAST
+            )["code"]
             clients = await _sit(srv, code, cookies)
             await clients[escaper].expect("event")
             await clients[escaper].send({"type": "leave"})
@@ -539,6 +543,8 @@ def test_a_match_that_cannot_be_booked_never_stops_the_server(
             "unbooked": 0,
             "booking_errors": [],
             "hint_ms_p99": None,  # no table has asked for 听牌 hints on this server yet
+            # nobody asked for a replay or a record either
+            "replay_cache": {"entries": 0, "bytes": 0, "hits": 0, "renders": 0, "busy": 0},
         }
         status, _, body = http(srv, "GET", "/api/players/Ann")
         assert status == 200

@@ -46,9 +46,12 @@ def test_a_script_on_standard_input_and_its_record_verifies():
     text = (EXAMPLES / "rob_kong.json").read_text()
     result = run("replay", "-", stdin=text)
     assert result.returncode == 0
-    checked = run("verify", "-", stdin=result.stdout)
+    # A script lists its wall: it replays, but nothing proves the wall was not chosen.
+    unproved = run("verify", "-", stdin=result.stdout)
+    assert unproved.returncode == 4 and unproved.stdout.startswith("unverifiable"), unproved.stdout
+    checked = run("verify", "-", "--allow-uncommitted", stdin=result.stdout)
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("\n") == 1
+    assert checked.stdout.count("\n") == 1 and checked.stdout.startswith("unverifiable")
 
 
 def test_an_illegal_action_exits_3_naming_index_action_reason_and_the_legal_ones():

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from laizi.engine import make_ruleset, new_hand, parse_record, play_out, verify
 from tests.cli_helpers import ROOT, lines, run
+from tests.engine_helpers import play_match
 from tests.server_helpers import ServerProcess, connect, play
-from tests.test_engine_match import play_match
 
 Event = dict[str, Any]
 SEED = "5a" * 32

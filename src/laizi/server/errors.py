@@ -60,6 +60,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "rate_limited": ("太快了，请稍后再试", "too many requests; slow down"),
     "abuse": ("消息太多，连接已关闭", "too many refused messages: the connection is closed"),
     "too_many_connections": ("同一地址连接太多", "too many connections from this address"),
+    "server_full": ("服务器连接已满，请稍后再试", "the server has as many connections as it may"),
+    "join_timeout": ("没有及时加入房间，连接已关闭", "no room joined in time: connection closed"),
     "cooling_down": ("请稍后再连", "too many refused messages: connect again later"),
     "too_many_rooms": ("房间太多，请稍后", "too many open rooms; try later"),
     "too_many_bot_rooms": ("纯机器人房间太多", "too many bots-only rooms"),
