@@ -64,13 +64,17 @@ class Trap:
     hand: int | None = None
 
 
-async def snapshot_view(client: Client) -> dict[str, Any]:
-    """The seat's own view, as a bot of the server gets it (a ``resync`` without ``last_seq``)."""
+async def snapshot_view(client: Client) -> dict[str, Any] | None:
+    """The seat's own view, as a bot of the server gets it (a ``resync`` without ``last_seq``);
+    None once the seat has left (the trap may make it leave while it is asking: no snapshot
+    comes then)."""
     await client.send({"type": "resync"})
     while True:
         message = await client.recv(30)
         if message["type"] == "snapshot":
             return dict(message["view"])
+        if message["type"] == "left":
+            return None
 
 
 async def spring(trap: Trap, clients: list[Client], winner: int, escapee: int) -> None:
@@ -78,7 +82,10 @@ async def spring(trap: Trap, clients: list[Client], winner: int, escapee: int) -
     server answers ``left``); the winner's win comes after it."""
     trap.winner, trap.escapee = winner, escapee
     await clients[escapee].send({"type": "leave"})
+    deadline = time.monotonic() + 60
     while not any(m["type"] == "left" for m in clients[escapee].messages):
+        tail = [m.get("type") for m in clients[escapee].messages[-8:]]
+        assert time.monotonic() < deadline, f"seat {escapee} was never told left: {tail}"
         await asyncio.sleep(0.01)
 
 
@@ -135,6 +142,8 @@ async def sit_and_play(
                 await client.send({**act, "action": win})
                 continue
             view = await snapshot_view(client)
+            if view is None:
+                return  # the trap made this seat leave
             options = [Action.from_json({**a, "seat": seat}) for a in legal]
             chosen = bot.act(view, options).to_json()
             del chosen["seat"]
