@@ -30,7 +30,7 @@ from urllib.parse import unquote_to_bytes
 
 from starlette.convertors import IntegerConvertor, register_url_convertor
 
-__all__ = ["CSP", "SECURITY_HEADERS", "BoundedInt", "HttpGuard"]
+__all__ = ["CSP", "SECURITY_HEADERS", "BoundedInt", "HttpGuard", "send_json"]
 
 CSP = (
     "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "
@@ -109,15 +109,24 @@ class HttpGuard:
             },
             ensure_ascii=False,
         ).encode("utf-8")
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 400,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    *SECURITY_HEADERS,
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, 400, body)
+
+
+async def send_json(
+    send: Any, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    """Answer at the ASGI level, before any route: ``status`` with the JSON ``body``, the
+    security headers and ``extra`` headers (a refusal the middlewares make themselves)."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *SECURITY_HEADERS,
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -60,6 +60,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from laizi.server.errors import normalize
+from laizi.server.http_guard import send_json
 from laizi.server.limits import LimitError
 
 __all__ = [
@@ -161,18 +162,7 @@ class GetLimit:
             await self.app(scope, receive, send)
             return
         seconds = max(1, math.ceil(wait))
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 429,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(_TOO_FAST)).encode()),
-                    (b"retry-after", str(seconds).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": _TOO_FAST})
+        await send_json(send, 429, _TOO_FAST, ((b"retry-after", str(seconds).encode()),))
 
 
 _TOO_FAST = json.dumps(
