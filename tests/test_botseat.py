@@ -274,7 +274,12 @@ def test_a_flooding_bot_is_cut_off_and_the_table_goes_on(tmp_path: Path) -> None
     # its own server: the flood puts the address in a cooling-down period (docs/server.md)
     with ServerProcess(tmp_path / "flood.sqlite") as srv:
         token = fresh_token(srv, login_cookie(srv, "flooder"))
-        table = {**FAST, "grace_seconds": 0, "action_seconds": 0.5, "bank_seconds": 0}
+        # The bots take 0.5 s a move: a flood of 200 frames meets one prompt (the first frame
+        # settles it, 托管 plays) and 199 with nothing pending.  At bot_delay 0 the next prompts
+        # came while the flood was still being read, each settled by a frame that costs nothing;
+        # on a loaded machine that could keep the bucket from running dry (a CI failure).
+        table = {**FAST, "bot_delay_ms": 500, "grace_seconds": 0, "action_seconds": 0.5}
+        table["bank_seconds"] = 0
         room = srv.create_room("baishan", players=1, **table)["code"]
         seen = asyncio.run(
             asyncio.wait_for(raw_bot(srv, token, room, lambda prompt: ["{}"] * 200), 60)
