@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -184,3 +185,90 @@ def test_sigterm_while_the_host_holds_a_bot_queue_lock_ends_it(
     bot_pid = int(out.split()[0])
     assert children.pids and children.left() == []
     assert alive([bot_pid], children.token) == []
+
+
+def test_the_child_runs_no_loader_lookup_before_it_becomes_the_bot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between ``fork`` and ``exec`` the child only makes the one C call it was handed: it never
+    looks ``prctl`` up (a ``dlopen``).  In a process with threads the loader's lock may have
+    been held at the fork, and a child that waits for it never execs — holding the pipes it
+    inherited, the arena's output among them.  Here any
+    lookup in the child raises, which fails the start."""
+    import ctypes
+
+    from laizi.botproto import process
+
+    def no_lookup(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a dlopen between fork and exec")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_lookup)
+    bot = process.BotProcess(f"{sys.executable} -c 'import sys; sys.stdin.read()'")
+    try:
+        assert bot.dead is None and bot.proc.poll() is None
+        assert process._PRCTL is not None  # the death signal is still asked for (Linux)
+        status = Path(f"/proc/{bot.proc.pid}/status").read_text()
+        assert bot.proc.pid > 0 and "State:" in status
+    finally:
+        bot.close(grace=0.1)
+    assert bot.proc.returncode is not None
+
+
+def blocked_signals(tid: int) -> int:
+    """The signal mask of one thread of this process (``SigBlk`` in /proc)."""
+    status = Path(f"/proc/self/task/{tid}/status").read_text()
+    return int(
+        next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1], 16
+    )
+
+
+def test_a_bots_threads_leave_the_stop_signals_to_the_main_thread() -> None:
+    """A signal goes to any thread that does not block it, and only the main thread runs Python
+    handlers: a SIGTERM taken by a bot's reader left an idle arena worker waiting for the pool's
+    lock for good.  The bot's threads block SIGTERM and SIGINT; the main thread does not."""
+    from laizi.botproto.process import BotProcess
+
+    bot = BotProcess(f"{sys.executable} -c 'import sys; sys.stdin.read()'")
+    try:
+        both = (1 << (signal.SIGTERM - 1)) | (1 << (signal.SIGINT - 1))
+        deadline = time.monotonic() + 10
+        while any(t.native_id is None for t in bot._threads) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        masks = {t.name: blocked_signals(t.native_id or 0) for t in bot._threads}
+        assert len(masks) == 3
+        assert all(mask & both == both for mask in masks.values()), masks
+        assert blocked_signals(threading.main_thread().native_id or 0) & both == 0
+    finally:
+        bot.close(grace=0.1)
+
+
+def double(job: int) -> int:
+    return job * 2
+
+
+def test_workers_that_finished_every_job_are_closed_not_terminated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Pool.terminate`` takes the task queue's lock and then relies on a SIGTERM reaching each
+    worker's main thread; a worker waiting for that lock behind it, whose signal a bot's thread
+    took, never ended (a two-worker arena hung in CI; about 1 run in 80 under load).  Once every
+    job is done the pool is closed and the workers end by themselves; only a run cut short
+    (an error, Ctrl-C, a caller that stops reading) terminates them."""
+    import multiprocessing.pool
+
+    from laizi.sim.run import run_jobs
+
+    terminated: list[int] = []
+    original = multiprocessing.pool.Pool.terminate
+
+    def spy(self: multiprocessing.pool.Pool) -> None:
+        terminated.append(len(self._pool))  # type: ignore[attr-defined]
+        original(self)
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", spy)
+    assert list(run_jobs(double, list(range(8)), workers=2)) == [2 * n for n in range(8)]
+    assert terminated == []
+    cut_short = run_jobs(double, list(range(8)), workers=2)
+    assert next(cut_short) == 0
+    cut_short.close()
+    assert terminated == [2]

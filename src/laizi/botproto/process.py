@@ -93,15 +93,33 @@ KILL_ROUNDS = 50
 caught within a few)."""
 
 
+def _find_prctl() -> Any:
+    """libc's ``prctl`` as a ctypes function, or None (not Linux, or no such symbol)."""
+    if not LINUX:
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL: Final = _find_prctl()
+"""Looked up once, here.  The child between ``fork`` and ``exec`` must not look it up: that is
+a ``dlopen``, and the bot's host has threads (each bot's readers and writer), so a lock the
+loader needs may have been held by another thread at the fork; the child would wait for it
+forever — holding the pipes of its parent, the arena's output among them.  (``preexec_fn`` is
+documented as unsafe with threads for this reason; what runs there is kept to one C call.)"""
+
+
 def _prctl(option: int, value: int) -> None:
-    if LINUX:
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    if _PRCTL is not None:
+        _PRCTL(option, value, 0, 0, 0)
 
 
 def _die_with_parent() -> None:
     """In the child before it runs the bot (Linux): SIGKILL it when the process that started it
-    ends, so a worker process that is terminated leaves no bot behind."""
+    ends, so a worker process that is terminated leaves no bot behind.  Only an already
+    resolved C call runs here (see :data:`_PRCTL`)."""
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
@@ -174,6 +192,23 @@ def _carries(pid: int, mark: bytes) -> bool:
         return False
 
 
+HOST_SIGNALS: Final = frozenset({signal.SIGINT, signal.SIGTERM})
+"""Signals that stop a bot's host: its helper threads block them, so the kernel hands them to
+the main thread — the only one that runs Python handlers, and the one that may be waiting in a
+call only a signal to it interrupts (an idle pool worker waiting for the task queue's lock)."""
+
+
+def _quiet_thread(target: Any, *args: Any) -> threading.Thread:
+    """A daemon thread that never takes :data:`HOST_SIGNALS`."""
+
+    def run() -> None:
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, HOST_SIGNALS)
+        target(*args)
+
+    return threading.Thread(target=run, name=f"bot-{target.__name__}", daemon=True)
+
+
 class BotStartError(ValueError):
     """The command can't be run (empty, unreadable quoting, no such program)."""
 
@@ -215,9 +250,9 @@ class BotProcess:
         self.name = ""
         self.greeted = False
         self._threads = [
-            threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True),
-            threading.Thread(target=self._read_stderr, args=(self.proc.stderr,), daemon=True),
-            threading.Thread(target=self._write, args=(self.proc.stdin,), daemon=True),
+            _quiet_thread(self._read, self.proc.stdout),
+            _quiet_thread(self._read_stderr, self.proc.stderr),
+            _quiet_thread(self._write, self.proc.stdin),
         ]
         for thread in self._threads:
             thread.start()
@@ -398,10 +433,18 @@ class BotProcess:
         self.stop("closed")
         for thread in self._threads:
             thread.join(timeout=1)
-        for stream in (self.proc.stdout, self.proc.stderr):
+        readers = zip((self.proc.stdout, self.proc.stderr), self._threads, strict=False)
+        for stream, reader in readers:
+            if stream is None:
+                continue
+            if reader.is_alive():
+                # Still in a read: something outside holds the pipe open.  Closing a buffered
+                # stream waits for the read to end, which may be never; it is left to the
+                # reader, which ends with the pipe.
+                log.warning("bot %r: its output is still open after it was stopped", self.name)
+                continue
             with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+                stream.close()
 
     def exited_by_itself(self, within: float) -> bool:
         """Whether the process ends on its own within ``within`` seconds."""

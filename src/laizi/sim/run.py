@@ -72,12 +72,30 @@ def run_jobs(
             context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
             pool = context.Pool(workers)
             results = pool.imap(work, jobs)
+        finished = False
         try:
             for job, result in zip(jobs, results, strict=True):
                 if bar is not None:
                     bar.advance(task, units(job))
                 yield result
+            finished = True
         finally:
             if pool is not None:
-                pool.terminate()
-                pool.join()
+                _end(pool, finished)
+
+
+def _end(pool: Any, finished: bool) -> None:
+    """Every job done: the workers are told there is no more work and end by themselves (their
+    finalizers stop the bots they hold).  Otherwise (an error, Ctrl-C, a caller that stopped
+    early) they are terminated.
+
+    Not terminating finished workers matters: ``Pool.terminate`` takes the task queue's lock
+    before its SIGTERM, and an idle worker waits for that lock in a call that only a signal to
+    its main thread interrupts.  A worker that hosts a bot has other threads, the signal may go
+    to one of them, and the Python handler then never runs: the worker, and the arena joining
+    it, waited forever (two-worker arenas, about 1 run in 80)."""
+    if finished:
+        pool.close()
+    else:
+        pool.terminate()
+    pool.join()
