@@ -303,7 +303,9 @@ def test_bad_answers_at_a_fast_table_are_never_rate_limited(tmp_path: Path) -> N
     limits = ("--message-burst", "5", "--message-rate", "1")
     with ServerProcess(tmp_path / "tight.sqlite", args=limits) as srv:
         token = fresh_token(srv, login_cookie(srv, "tightbot"))
-        table = {**FAST, "action_seconds": 1, "bank_seconds": 0}
+        # Two hands: one hand's deal can end it after a handful of this seat's decisions (4 in
+        # a CI run), fewer than the bucket holds.
+        table = {**FAST, "action_seconds": 1, "bank_seconds": 0, "hands": 2}
         room = srv.create_room("baishan", players=1, **table)["code"]
         seen: list[dict[str, Any]] = []
         url = f"ws://127.0.0.1:{srv.port}/ws/bot"
@@ -313,6 +315,7 @@ def test_bad_answers_at_a_fast_table_are_never_rate_limited(tmp_path: Path) -> N
         )
     codes = [m["code"] for m in seen if m["type"] in ("notice", "error")]
     assert codes.count("illegal") > 5  # more bad answers than the bucket holds
+    assert codes.count("illegal") == sum(m["type"] == "prompt" for m in seen)  # one per prompt
     assert set(codes) == {"illegal"}  # no rate_limited, no timeout
     assert seen[-2]["type"] == "match_end"
 
