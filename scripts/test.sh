@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the tests need, then run them all. This is the README's test command:
-# ruff (lint and format check), mypy, then the whole pytest suite (slow tests included) on every
+# ruff (lint and format check), mypy, Biome (the web client's lint), then the whole pytest suite (slow tests included) on every
 # core (pytest-xdist, -n auto).
 # The database tests run against SQLite and PostgreSQL: unless LAIZI_TEST_POSTGRES_URL names a
 # server already, Debian's PostgreSQL is installed when missing and a throw-away server is started
@@ -22,12 +22,15 @@ if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sa
     apt-get update -q
     apt-get install -y -q chromium fonts-noto-cjk nginx
 fi
-# The bot protocol's tests run the Node example bot (examples/bots/tile_efficiency.js).
-if ! command -v node >/dev/null; then
+# The bot protocol's tests run the Node example bot (examples/bots/tile_efficiency.js); the web
+# client's lint (Biome, pinned in package.json / package-lock.json) installs with npm, and its
+# unit tests run on Node (node --test tests/js/, from tests/test_web_js.py).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
-    apt-get install -y -q nodejs
+    apt-get install -y -q nodejs npm
 fi
+npm ci --no-audit --no-fund --loglevel=error
 started=()  # "script dir" of each throw-away server, stopped on exit
 cleanup() {
     local entry
@@ -56,6 +59,7 @@ throwaway LAIZI_TEST_REDIS_URL redis Redis
 python3 -m ruff check .
 python3 -m ruff format --check .
 python3 -m mypy
+npx --no-install biome ci src/laizi/web/static tests/js
 python3 -m pytest -q -n auto
 # The core rule tests once more on the pure-Python sources (the compiled build's twin).
 LAIZI_PURE=1 python3 -m pytest -q -n auto -p no:cacheprovider tests/test_golden.py \

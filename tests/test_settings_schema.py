@@ -11,7 +11,7 @@ import pytest
 
 from laizi.rules import PRESETS, Settings, SettingsError, preset
 from laizi.rules.schema import settings_schema
-from laizi.server.schema import room_schema, table_schema
+from laizi.server.schema import game_words, room_schema, table_schema
 from laizi.server.table import TableSettings, TableSettingsError
 
 RULES = settings_schema()
@@ -123,5 +123,9 @@ def test_table_fields_are_every_table_setting_with_msgspecs_bounds() -> None:
                 TableSettings.from_json({key: field["min"] - step})
 
 
-def test_the_room_schema_is_both_parts() -> None:
-    assert room_schema() == {"rules": settings_schema(), "table": table_schema()}
+def test_the_room_schema_is_both_parts_and_the_games_words() -> None:
+    assert room_schema() == {
+        "rules": settings_schema(),
+        "table": table_schema(),
+        "words": game_words(),
+    }

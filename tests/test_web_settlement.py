@@ -88,7 +88,8 @@ def test_golden_cap_and_the_one_suit_contract(page):
         row = cells(page, seat)
         assert row[2].replace("\n", " ").endswith("= 480")
         assert row[3].replace("\n", " ") == "golden cap → 400"
-    assert cells(page, 0)[4] == "one suit, third opening"  # the liable seat's contract cell
+    # the liable seat's contract cell, in the server's words (laizi.rules.wuhan.explain)
+    assert cells(page, 0)[4] == "one-suit, third opening"
     assert [cells(page, s)[-1] for s in range(4)] == ["-1200", "0", "0", "+1200"]
     assert "P0 alone pays 1200" in page.inner_text("#settle-under-test .contract")
 
@@ -185,3 +186,19 @@ def test_a_drawn_baishan_hand_says_the_kong_payments_stand(page):
     page.evaluate(RENDER_AT_TABLE, [end, "en", None, None])
     assert page.locator("#settle-under-test [data-kong-line]").count() == 0
     assert "nobody pays" in page.inner_text("#settle-under-test")
+
+
+def test_a_baishan_win_is_laid_out_by_fans_in_the_servers_words(page):
+    """The layout the game's words name (`settlement: "fans"`): each seat's fans, base ×
+    2^(winner's + its fans), the cap, the kongs apart (RULES.md B)."""
+    end = settled("baishan-qidui")
+    page.evaluate(RENDER, [end, "zh"])
+    assert [cells(page, s)[-1] for s in range(4)] == ["-64", "+192", "-64", "-64"]
+    dealer = cells(page, 0)
+    assert dealer[1].replace("\n", " ") == "坐庄 +1 → 1 番"
+    assert dealer[2].replace("\n", " ") == "1 × 2^(6+1) = 128"
+    assert dealer[3].replace("\n", " ") == "封顶 → 64"
+    assert "七对" in page.inner_text("#settle-under-test .verdict")
+    page.evaluate(RENDER, [end, "en"])
+    assert cells(page, 1)[1].replace("\n", " ") == "seven pairs +6 → 6 fans"
+    assert cells(page, 3)[3] == "64"

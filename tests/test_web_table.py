@@ -687,11 +687,12 @@ def test_the_declare_ready_button_names_its_waits_and_no_win_says_why(server, br
     )
     button = page.locator("button.act-declare_ready")
     assert button.locator("[data-act-waits]").inner_text() == "听牌： 六万、九万"
-    assert page.inner_text("[data-no-win]") == "五筒 成型但不能胡：不够起胡番"
+    # the reason in the server's words (GET /api/settings/schema `words`, laizi.engine.hints)
+    assert page.inner_text("[data-no-win]") == "五筒 成型但不能胡：未达起胡点数"
     assert "报听、出牌" in page.inner_text("[data-status]")
     page.click("#lang")
     assert page.inner_text("[data-no-win]") == (
-        "5 dots completes the hand but no win: below the minimum"
+        "5 dots completes the hand but no win: below the table's minimum to win"
     )
     assert errors == []
 

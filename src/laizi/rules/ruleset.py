@@ -339,3 +339,13 @@ class Ruleset(ABC):
     def settings_json(self) -> Any:
         """The settings as written into a record's ``start`` event."""
         return self.settings.to_json()
+
+    # --- words ----------------------------------------------------------------------------
+    @classmethod
+    def words(cls) -> dict[str, Any]:
+        """The names a player reads for the game's ids (wins, fans, factors, caps, contracts,
+        refusal reasons, as ``(zh, en)``) and how its settlement is laid out, from its
+        ``explain`` module: the web client shows these and declares none
+        (``GET /api/settings/schema``, ``words``).  None by default: the client shows the ids
+        and a plain table of payments."""
+        return {}

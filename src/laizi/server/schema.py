@@ -11,6 +11,12 @@ the client declares no setting itself.
 ('int', 1, 64, 'Hands in the match', 4)
 >>> [c["value"] for c in s["table"]["fields"][5]["choices"]]
 ['random', 'greedy', 'strong', 'expert']
+>>> s["words"]["wuhan"]["factors"]["opened"], s["words"]["baishan"]["settlement"]
+({'zh': '开口', 'en': 'opened'}, 'fans')
+
+``words`` carries, per game, the names of every win, fan, factor, cap, contract and refusal reason
+(each game's ``explain`` module, through its ruleset: :func:`game_words`), so the client shows
+the server's words and has no table of its own.
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from laizi.engine.hints import REASONS as HINT_REASONS
+from laizi.rules.registry import game_ids, ruleset_class
 from laizi.rules.schema import label, settings_schema
 from laizi.server.table import TableSettings
 
-__all__ = ["TABLE_LABELS", "room_schema", "schema_routes", "table_schema"]
+__all__ = ["TABLE_LABELS", "game_words", "room_schema", "schema_routes", "table_schema"]
 
 TABLE_LABELS: dict[str, tuple[str, str]] = {
     "players": ("真人座位数", "Seats for people"),
@@ -81,9 +89,33 @@ def table_schema() -> dict[str, Any]:
     return {"fields": out, "defaults": TableSettings().to_json()}
 
 
+def game_words() -> dict[str, dict[str, Any]]:
+    """Per game, the words of :meth:`laizi.rules.ruleset.Ruleset.words` with each ``(zh, en)``
+    as ``{"zh", "en"}``; its refusal reasons include the hints' (:data:`HINT_REASONS`, the ids a
+    ``hints`` message gives)."""
+    out: dict[str, dict[str, Any]] = {}
+    for game in game_ids():
+        words = dict(ruleset_class(game).words())
+        words["reasons"] = {**words.get("reasons", {}), **HINT_REASONS}
+        out[game] = {
+            key: (
+                {name: {"zh": pair[0], "en": pair[1]} for name, pair in value.items()}
+                if key in _NAMED
+                else value
+            )
+            for key, value in words.items()
+        }
+    return out
+
+
+_NAMED = ("wins", "fans", "factors", "caps", "contracts", "reasons")
+"""The parts of a game's words that name ids as ``(zh, en)``."""
+
+
 def room_schema() -> dict[str, Any]:
-    """The whole form: ``{"rules": settings_schema(), "table": table_schema()}``."""
-    return {"rules": settings_schema(), "table": table_schema()}
+    """The whole form and the games' words:
+    ``{"rules": settings_schema(), "table": table_schema(), "words": game_words()}``."""
+    return {"rules": settings_schema(), "table": table_schema(), "words": game_words()}
 
 
 def schema_routes() -> list[Route]:

@@ -17,7 +17,7 @@ from laizi.tiles import format_tile
 if TYPE_CHECKING:
     from laizi.rules.baishan.settle import BaishanSettlement, Fans
 
-__all__ = ["explain"]
+__all__ = ["explain", "words"]
 
 REASONS = {
     "not_complete": ("不成胡牌牌型", "not a winning hand"),
@@ -29,6 +29,27 @@ KONG_NAMES = {
     "added_kong": ("明杠（加杠）", "added kong"),
     "concealed_kong": ("暗杠", "concealed kong"),
 }
+
+CAP_NAMES = {"cap": ("封顶", "cap")}
+
+
+def words() -> dict[str, object]:
+    """The names a player reads for this game's ids, for the web client (which copies none):
+    wins (the shapes), fans, caps and refusal reasons as ``(zh, en)``; the settlement's layout
+    (``"fans"``: each seat's fans, base × 2^(winner's + its fans), the kongs apart)."""
+    from laizi.rules.baishan.settle import FANS, SHAPE_NAMES
+
+    return {
+        "settlement": "fans",
+        "counts": False,
+        "wins": SHAPE_NAMES,
+        "fans": {name: (zh, en) for name, (zh, en, _when) in FANS.items()},
+        "factors": {},
+        "caps": CAP_NAMES,
+        "contracts": {},
+        "reasons": REASONS,
+        "how": {},
+    }
 
 
 def _fans(f: Fans, lang: Lang) -> str:

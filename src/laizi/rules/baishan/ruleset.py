@@ -144,6 +144,14 @@ class BaishanRuleset(Ruleset):
             raise InputError("win", "Baishan has no robbing of kongs (抢杠): discard or self_draw")
         check_situation(situation)
 
+    # --- words ----------------------------------------------------------------------------
+    @classmethod
+    def words(cls) -> dict[str, Any]:
+        """The names in :mod:`.explain` (wins, fans, factors, refusal reasons …)."""
+        from laizi.rules.baishan.explain import words
+
+        return words()
+
 
 def _special_shape(counts: list[int]) -> bool:
     """Seven pairs or thirteen orphans (a closed 14-tile hand), odd counts tested first."""

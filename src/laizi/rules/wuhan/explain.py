@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from laizi.rules.situation import Factor, Multiplier
     from laizi.rules.wuhan.settle import Settlement
 
-__all__ = ["explain"]
+__all__ = ["explain", "words"]
 
 WIN_NAMES = {
     "small": ("小胡", "small win"),
@@ -66,6 +66,31 @@ CONTRACT_NAMES = {
     "sanjubao": ("三句包（清一色第三口）", "one-suit, third opening"),
 }
 
+COUNTED_FACTORS = ("opened",)
+"""Factors shown with their count even once: 开口（1次）."""
+HOW_WINS = {"gangshanghua": "kong_bloom", "haidilao": "last_tile"}
+"""Wins that say how the hand was won: the client's 杠上花 / 海底捞 mark."""
+
+
+def words() -> dict[str, object]:
+    """The names a player reads for this game's ids, for the web client (which copies none):
+    wins, factors, caps, contracts and refusal reasons as ``(zh, en)``; the settlement's layout
+    (``"multipliers"``: each seat's factors and M); ``counts``: openings and kongs double, so every
+    seat shows its 开口/杠 counts; ``counted``: factors shown with their count even once; ``how``:
+    wins that say how the hand was won."""
+    return {
+        "settlement": "multipliers",
+        "counts": True,
+        "wins": WIN_NAMES,
+        "fans": {},
+        "factors": FACTOR_NAMES,
+        "caps": CAP_NAMES,
+        "contracts": CONTRACT_NAMES,
+        "reasons": REASONS,
+        "counted": list(COUNTED_FACTORS),
+        "how": HOW_WINS,
+    }
+
 
 def _signed(value: Fraction) -> str:
     return ("+" if value > 0 else "") + number_text(value)
@@ -74,7 +99,7 @@ def _signed(value: Fraction) -> str:
 def _factor(f: Factor, lang: Lang) -> str:
     zh, en = FACTOR_NAMES.get(f.name, (f.name, f.name))
     name = pick(lang, zh, en)
-    if f.count > 1 or f.name in ("opened",):
+    if f.count > 1 or f.name in COUNTED_FACTORS:
         name += pick(lang, f"（{f.count}次）", f" ({f.count})")
     return f"{name} ×{number_text(f.factor)}"
 

@@ -9,7 +9,7 @@ win is possible at all.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from laizi import hand as hand_shapes
 from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
@@ -145,3 +145,11 @@ class WuhanRuleset(Ruleset):
                 self._multiplier_memo.clear()
             self._multiplier_memo[key] = found
         return found
+
+    # --- words ----------------------------------------------------------------------------
+    @classmethod
+    def words(cls) -> dict[str, Any]:
+        """The names in :mod:`.explain` (wins, fans, factors, refusal reasons …)."""
+        from laizi.rules.wuhan.explain import words
+
+        return words()

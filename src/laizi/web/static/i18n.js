@@ -144,7 +144,6 @@ const TEXT = {
   mode: ["番型", "Mode"],
   go: ["开打", "Go"],
   more_settings: ["更多设置", "More settings"],
-  baishan_game: ["白山麻将", "Baishan"],
   opened_n: ["开口{0}", "open {0}"],
   kongs_n: ["杠{0}", "kong {0}"],
   discarded_by: ["{0} 打出", "discarded by {0}"],
@@ -165,14 +164,6 @@ const TEXT = {
   not_allowed: ["不能胡", "no win"],
   no_win_line: ["{0} 成型但不能胡：{1}", "{0} completes the hand but no win: {1}"],
   pts: ["分", "pts"],
-  reason_below_minimum: ["不够起胡番", "below the minimum"],
-  reason_two_laizi_small: ["两个癞子不能胡小胡", "two laizi on a small win"],
-  reason_not_opened: ["没开口", "not opened"],
-  reason_holding_must_gang: ["手里有必杠的牌", "holding a must-gang tile"],
-  reason_pass_win_locked: ["过胡：摸牌前不能再胡", "a win was passed: none until your next draw"],
-  reason_no_terminal: ["断幺九：没有幺九或字牌", "no terminal or honor"],
-  reason_no_triplet: ["没有刻子或杠", "no triplet or kong"],
-  reason_not_allowed: ["规则不允许这样胡", "the rules do not allow this win"],
   reason_other: ["规则不允许", "not allowed by the rules"],
   continue: ["继续", "Continue"],
   next_in: ["{0} 秒后下一局", "next hand in {0} s"],
@@ -216,73 +207,9 @@ const TEXT = {
   score_word: ["分数", "score"],
 };
 
-export const FACTOR_NAMES = {
-  opened: ["开口", "opened"],
-  exposed_kong: ["明杠", "exposed kong"],
-  concealed_kong: ["暗杠", "concealed kong"],
-  hongzhong_gang: ["红中杠", "red dragon laid out"],
-  facai_gang: ["发财杠", "green dragon laid out"],
-  pi_gang: ["癞子皮杠", "pi laid out"],
-  laizi_gang: ["癞子杠", "laizi laid out"],
-  self_draw: ["自摸", "self-drawn"],
-  hard: ["硬胡", "hard"],
-  discarder: ["放冲", "discarder"],
-  robbed: ["被抢杠", "kong robbed"],
-  dealer: ["坐庄", "dealer"],
-  dealer_won: ["庄家胡", "dealer won"],
-};
-
-export const FAN_NAMES = {
-  baoting: ["报听", "declared ready"],
-  pengpenghu: ["碰碰胡", "all triplets"],
-  limen: ["立门", "concealed"],
-  dianpao: ["点炮", "discarder"],
-  zimo: ["自摸", "self-drawn"],
-  zuozhuang: ["坐庄", "dealer"],
-  hunyise: ["混一色", "one suit and honors"],
-  shoubayi: ["手把一", "one tile left"],
-  ganghoukai: ["杠后开", "after a kong"],
-  yibangao: ["一般高", "two identical sequences"],
-  siguiyi: ["四归一", "four of a kind, not konged"],
-  qingyise: ["清一色", "one suit"],
-  sanhuatongshun: ["三花同顺", "three identical sequences"],
-  sanjiaqing: ["三家清", "three others concealed"],
-  sijiaqing: ["四家清", "nobody opened"],
-  qidui: ["七对", "seven pairs"],
-  shisanyao: ["十三幺", "thirteen orphans"],
-};
-
-export const WIN_NAMES = {
-  pinghu: ["平胡", "standard hand"],
-  piaohu: ["飘胡", "all triplets"],
-  qidui: ["七对", "seven pairs"],
-  shisanyao: ["十三幺", "thirteen orphans"],
-  small: ["小胡", "small win"],
-  pengpenghu: ["碰碰胡", "all pungs"],
-  qingyise: ["清一色", "one suit"],
-  fengyise: ["风一色", "all honors"],
-  jiangyise: ["将一色", "all 2-5-8"],
-  quanqiuren: ["全求人", "all from others"],
-  haidilao: ["海底捞", "last-tiles draw"],
-  gangshanghua: ["杠上花", "win on a kong's replacement"],
-  qiangganghu: ["抢杠", "robbing a kong"],
-};
-
-export const CAP_NAMES = {
-  cap: ["封顶", "cap"],
-  golden: ["金顶", "golden cap"],
-  sunshine: ["阳光顶", "sunshine cap"],
-  three_suns: ["三阳开泰", "three suns"],
-};
-
-export const CONTRACT_NAMES = {
-  qiangganghu: ["抢杠承包", "robbed kong"],
-  quanqiuren: ["全求人承包（放冲者未听牌）", "all-from-others, discarder not ready"],
-  sanjubao: ["三句包（清一色第三口）", "one suit, third opening"],
-};
-
 // The names of settings, presets, games and their choices come with the server's settings schema
-// (GET /api/settings/schema), not from here.
+// (GET /api/settings/schema), not from here; so do the names of every win, fan, factor, cap,
+// contract and refusal reason (its `words`, read by words.js). This file holds the page's own words.
 
 let lang = localStorage.getItem("laizi.lang") || (navigator.language.startsWith("zh") ? "zh" : "en");
 
@@ -310,11 +237,6 @@ export function t(key, ...args) {
     text = text.replace(`{${i}}`, String(arg));
   });
   return text;
-}
-
-/** A name from one of the tables above, or the key itself. */
-export function named(table, key) {
-  return table[key] ? pick(table[key]) : key;
 }
 
 setLang(lang);

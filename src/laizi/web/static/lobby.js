@@ -5,6 +5,7 @@
 
 import { getLang, pick, t } from "./i18n.js";
 import { errorText, esc, num } from "./util.js";
+import { SCHEMA } from "./words.js";
 
 /** A room's status in words. */
 function statusText(status) {
@@ -107,14 +108,14 @@ export async function renderLobby(root) {
     if (joinCode()) location.href = `/r/${joinCode()}?watch=1`;
   });
 
-  const { body: schema } = await getJson("/api/settings/schema");
+  const schema = SCHEMA || (await getJson("/api/settings/schema")).body;
   const names = namesOf(schema);
   const presets = Object.fromEntries(schema.rules.presets.map((p) => [p.name, p.values]));
   const presetSelect = root.querySelector("#preset");
   presetSelect.innerHTML = schema.rules.presets.map((p) => `<option value="${p.name}">${esc(say(p.label))}</option>`).join("");
   // RULES.md A1: the (variant, mode) pair is the preset. The quick selects and the variant / mode
   // fields below pick the preset; every other field then shows that preset's defaults.
-  // Presets that are a (variant, mode) pair, and those of games without the pair (Baishan).
+  // Presets that are a (variant, mode) pair, and those of games without the pair.
   const paired = schema.rules.presets.filter((p) => p.values.variant != null && p.values.mode != null);
   const singles = schema.rules.presets.filter((p) => !paired.includes(p));
   const presetOf = (variant, mode) => {
@@ -134,7 +135,7 @@ export async function renderLobby(root) {
   qpMode.innerHTML = modes.map((v) => `<option value="${v}">${esc(choiceLabel(modeField, v))}</option>`).join("");
   const fill = () => {
     const rules = presets[presetSelect.value];
-    // The preset is the select above; a game has only its own settings (Baishan has fewer).
+    // The preset is the select above; a game has only its own settings.
     const fields = schema.rules.fields.filter((f) => f.key !== "preset" && f.key in rules);
     root.querySelector(".rules-fields").innerHTML = fields.map((f) => fieldHtml(f, rules[f.key], "rules", names)).join("");
     root.querySelector(".table-fields").innerHTML = schema.table.fields.map((f) => fieldHtml(f, schema.table.defaults[f.key], "table", names)).join("");
@@ -239,7 +240,7 @@ async function renderAccounts(root, schema, names) {
       `<td class="rank">${esc(pick([p.rank.zh, p.rank.en]))}</td><td>${num(p.points)}</td><td>${num(p.rating.ordinal)}</td><td>${p.matches}</td></tr>`).join("");
     root.querySelector(".leaderboard").innerHTML = `<div class="tabs">${tabs}</div><table><thead><tr><th>#</th><th>${t("player")}</th><th>${t("rank")}</th>` +
       `<th>${t("points")}</th><th>${t("rating")}</th><th>${t("matches")}</th></tr></thead><tbody>${rows || `<tr><td colspan="6" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
-    root.querySelectorAll("[data-board]").forEach((b) => b.addEventListener("click", () => showBoard(b.dataset.board)));
+    root.querySelectorAll("[data-board]").forEach((b) => { b.addEventListener("click", () => showBoard(b.dataset.board)); });
   };
   showBoard(games[0]);
   if (me.ok) {

@@ -48,7 +48,7 @@ export function applyEvent(model, ev) {
     case "start": {
       const seat = model.seat;
       const rules = ev.rules || model.rules;
-      Object.keys(model).forEach((k) => delete model[k]);
+      for (const k of Object.keys(model)) delete model[k];
       Object.assign(model, {
         seat, game: ev.game, hand: ev.hand, dealer: ev.dealer, phase: "turn", turn: ev.dealer,
         to_act: [ev.dealer], indicator: null, laizi: null, pi: [], must_gang: [],
@@ -170,7 +170,7 @@ export function applyEvent(model, ev) {
     ev.counts.forEach((c, s) => { if (c) { model.players[s].opened = c.opened; model.players[s].kongs = c.kongs; } });
   }
   if (ev.fans && model.players) {
-    // As sent (minor 2, Baishan): each seat's running public fans.
+    // As sent (minor 2, in a game of fans): each seat's running public fans.
     ev.fans.forEach((f, s) => { model.players[s].fans = f; });
   }
   if (ev.multipliers && model.players) {

@@ -67,7 +67,7 @@ export async function renderReplay(root, code, number) {
       const name = who(seat);
       return `<section class="seat pos-${POSITIONS[seat]} ${v.turn === seat && v.phase !== "over" ? "active" : ""}" data-seat="${seat}">` +
         `<header><b>${esc(name)}</b>${seat === v.dealer ? ` <span class="badge dealer">${t("dealer")}</span>` : ""} ` +
-        `<span class="mult-inline">${multiplierHtml(p.multiplier)}</span></header>` +
+        `<span class="mult-inline">${multiplierHtml(p.multiplier, room.rules ? room.rules.game : null)}</span></header>` +
         `<div class="open-hand">${hand}</div><div class="exposed"><div class="melds">${melds}</div><div class="laid">${p.laid_out.map((x) => tile(x)).join("")}</div></div>` +
         `<div class="river">${river}</div></section>`;
     }).join("");

@@ -2,21 +2,24 @@
 // multiplier M, base × M(loser) × M(winner) before the caps, after the caps, the contract and the
 // points; then the revealed seed, checked against the commitment here, and how to verify it.
 
-import { CAP_NAMES, CONTRACT_NAMES, FACTOR_NAMES, FAN_NAMES, WIN_NAMES, named, t } from "./i18n.js";
-import { getLang } from "./i18n.js";
+import { getLang, t } from "./i18n.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { esc, num, seatName } from "./util.js";
+import { anyCounted, named, wordsOf } from "./words.js";
 
-export function factorText(f) {
-  let name = named(FACTOR_NAMES, f.name);
-  if (f.count > 1 || f.name === "opened") name += `(${f.count})`;
+/** A factor of a seat's multiplier: "开口(2) ×4" (its name in the server's words). */
+export function factorText(f, game = null) {
+  let name = named("factors", f.name, game);
+  // some factors show their count even once (the game's words, `counted`: 开口(1))
+  const counted = game != null ? wordsOf(game).counted || [] : anyCounted();
+  if (f.count > 1 || counted.includes(f.name)) name += `(${f.count})`;
   return `${name} ×${num(f.factor)}`;
 }
 
-export function multiplierHtml(m) {
+export function multiplierHtml(m, game = null) {
   if (!m) return "";
   if (!m.factors.length) return `<span class="factor">${t("no_factors")}</span> → M 1`;
-  return m.factors.map((f) => `<span class="factor">${esc(factorText(f))}</span>`).join(" · ") + ` → <b>M ${num(m.total)}</b>`;
+  return m.factors.map((f) => `<span class="factor">${esc(factorText(f, game))}</span>`).join(" · ") + ` → <b>M ${num(m.total)}</b>`;
 }
 
 async function sha256Hex(hex) {
@@ -40,36 +43,20 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
     head = `<p class="verdict">${t("drawn_hand")}</p>` + (kongs ? `<p class="kong-line" data-kong-line>${t("drawn_kongs")}</p>` : `<p class="muted">${t("drawn_nobody")}</p>`);
   }
   else if (end.reason === "abandon") head = `<p class="verdict">${t("escaped", esc(names(end.seat)))}</p>`;
-  if (end.reason === "win" && s && s.fans) {
-    table = baishanTable(s, end, names, dealer);
-    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s)} · <b>${esc(s.wins.map((x) => named(WIN_NAMES, x)).join(" + "))}</b> · ${t("base")} ${num(s.base)} <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
-  } else if (end.reason === "win" && s) {
-    const w = end.winner;
-    const wins = s.wins.map((x) => named(WIN_NAMES, x)).join(" + ");
-    head = `<p class="verdict">${t("win_by", esc(names(w)))} · ${howHtml(end, win, names, s)} · <b>${esc(wins)}</b> · ${s.hard ? t("hard") : t("soft")} · ${t("base")} ${num(s.base)}` +
-      ` · ${t("laizi")} ${s.laizi ? tileSvg(s.laizi) : "—"} <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
-    const mw = s.multipliers[w].total;
-    const rows = [0, 1, 2, 3].map((seat) => {
-      const m = s.multipliers[seat];
-      const isWinner = seat === w;
-      const raw = s.raw[seat];
-      const cap = s.caps[seat];
-      const before = isWinner ? "" : `${num(s.base)} × ${num(m.total)} × ${num(mw)} = <b>${num(raw)}</b>`;
-      const after = isWinner ? "" : cap ? `${named(CAP_NAMES, cap)} → <b>${num(s.after_caps[seat])}</b>` : num(s.after_caps[seat]);
-      let contract = "";
-      if (s.contract != null && seat === s.contract) contract = named(CONTRACT_NAMES, s.contract_reason);
-      const pts = payments[seat];
-      const contractCell = s.contract != null ? `<td>${contract}</td>` : "";
-      return `<tr class="${isWinner ? "winner" : ""}" data-seat="${seat}">` +
-        `<th>${esc(names(seat))}<br><small>${isWinner ? t("winner") : t("loser")}${seat === dealer ? " · " + t("dealer") : ""}</small></th>` +
-        `<td class="factors">${multiplierHtml(m)}</td><td>${before}</td><td>${after}</td>${contractCell}` +
-        `<td class="points ${sign(pts) > 0 ? "plus" : sign(pts) < 0 ? "minus" : ""}">${sign(pts) > 0 ? "+" : ""}${num(pts)}</td></tr>`;
-    });
-    table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("factors")}</th><th>${t("before_caps")}</th>` +
-      `<th>${t("after_caps")}</th>${s.contract != null ? `<th>${t("contract")}</th>` : ""}<th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
-    if (s.contract != null) table += `<p class="contract">${t("contract")}: ${esc(named(CONTRACT_NAMES, s.contract_reason))} — ${t("contract_pays", esc(names(s.contract)), num(payments[w]))}</p>`;
-    else table += `<p class="contract muted">${t("contract")}: ${t("none")}</p>`;
+  // The game (the room's, else the settlement's preset) says how its settlement is laid out.
+  const game = (room && room.rules && room.rules.game) || (s && s.rules) || (model && model.game) || null;
+  const layout = s ? LAYOUTS[wordsOf(game).settlement] : null;
+  if (end.reason === "win" && s && layout) {
+    const wins = s.wins.map((x) => named("wins", x, game)).join(" + ");
+    const shown = layout({ s, end, names, dealer, payments, game });
+    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b>${shown.head}` +
+      ` <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
+    table = shown.table;
   } else {
+    if (end.reason === "win" && s) {
+      const wins = s.wins.map((x) => named("wins", x, game)).join(" + ");
+      head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b></p>`;
+    }
     const kongs = end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0);
     const rows = [0, 1, 2, 3].map((seat) => `<tr data-seat="${seat}"><th>${esc(names(seat))}</th>` +
       (kongs ? `<td class="kongs">${num(end.kong_payments[seat])}</td>` : "") +
@@ -107,26 +94,65 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
   }
 }
 
-/** Baishan (RULES.md B): per loser base × 2^(winner's fans + its fans), capped; kongs paid apart. */
-function baishanTable(s, end, names, dealer) {
+/** A game whose seats multiply (the server's words: settlement "multipliers", RULES.md A7):
+ * each seat's factors and M, base × M(loser) × M(winner) before and after the caps, the contract. */
+function multipliersLayout({ s, end, names, dealer, payments, game }) {
+  const w = end.winner;
+  const head = ` · ${s.hard ? t("hard") : t("soft")} · ${t("base")} ${num(s.base)}` +
+    ` · ${t("laizi")} ${s.laizi ? tileSvg(s.laizi) : "—"}`;
+  const mw = s.multipliers[w].total;
+  const rows = [0, 1, 2, 3].map((seat) => {
+    const m = s.multipliers[seat];
+    const isWinner = seat === w;
+    const raw = s.raw[seat];
+    const cap = s.caps[seat];
+    const before = isWinner ? "" : `${num(s.base)} × ${num(m.total)} × ${num(mw)} = <b>${num(raw)}</b>`;
+    const after = isWinner ? "" : cap ? `${named("caps", cap, game)} → <b>${num(s.after_caps[seat])}</b>` : num(s.after_caps[seat]);
+    let contract = "";
+    if (s.contract != null && seat === s.contract) contract = named("contracts", s.contract_reason, game);
+    const pts = payments[seat];
+    const contractCell = s.contract != null ? `<td>${contract}</td>` : "";
+    return `<tr class="${isWinner ? "winner" : ""}" data-seat="${seat}">` +
+      `<th>${esc(names(seat))}<br><small>${isWinner ? t("winner") : t("loser")}${seat === dealer ? " · " + t("dealer") : ""}</small></th>` +
+      `<td class="factors">${multiplierHtml(m, game)}</td><td>${before}</td><td>${after}</td>${contractCell}` +
+      `<td class="points ${signClass(pts)}">${sign(pts) > 0 ? "+" : ""}${num(pts)}</td></tr>`;
+  });
+  let table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("factors")}</th><th>${t("before_caps")}</th>` +
+    `<th>${t("after_caps")}</th>${s.contract != null ? `<th>${t("contract")}</th>` : ""}<th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  if (s.contract != null) table += `<p class="contract">${t("contract")}: ${esc(named("contracts", s.contract_reason, game))} — ${t("contract_pays", esc(names(s.contract)), num(payments[w]))}</p>`;
+  else table += `<p class="contract muted">${t("contract")}: ${t("none")}</p>`;
+  return { head, table };
+}
+
+/** A game of fans (the server's words: settlement "fans", RULES.md B): per loser
+ * base × 2^(winner's fans + its fans), capped; kongs paid apart. */
+function fansLayout({ s, end, names, dealer, game }) {
   const w = end.winner;
   const fw = s.fans[w].total;
   const rows = [0, 1, 2, 3].map((seat) => {
     const f = s.fans[seat];
     const list = f.fans.length
-      ? f.fans.map((x) => `<span class="factor">${esc(named(FAN_NAMES, x.name))} +${x.fans}</span>`).join(" · ") + ` → <b>${t("fans_total", f.total)}</b>`
+      ? f.fans.map((x) => `<span class="factor">${esc(named("fans", x.name, game))} +${x.fans}</span>`).join(" · ") + ` → <b>${t("fans_total", f.total)}</b>`
       : `<span class="factor">${t("fans_total", 0)}</span>`;
     const isWinner = seat === w;
     const before = isWinner ? "" : `${num(s.base)} × 2^(${fw}+${f.total}) = <b>${num(s.raw[seat])}</b>`;
     const paid = -s.win_payments[seat];
-    const after = isWinner ? "" : s.caps[seat] ? `${named(CAP_NAMES, s.caps[seat])} → <b>${num(paid)}</b>` : num(paid);
+    const after = isWinner ? "" : s.caps[seat] ? `${named("caps", s.caps[seat], game)} → <b>${num(paid)}</b>` : num(paid);
     const pts = (end.payments_exact || s.payments)[seat];
     return `<tr class="${isWinner ? "winner" : ""}" data-seat="${seat}"><th>${esc(names(seat))}<br><small>${isWinner ? t("winner") : t("loser")}${seat === dealer ? " · " + t("dealer") : ""}</small></th>` +
       `<td class="factors">${list}</td><td>${before}</td><td>${after}</td><td>${num(s.kong_payments[seat])}</td>` +
-      `<td class="points ${sign(pts) > 0 ? "plus" : sign(pts) < 0 ? "minus" : ""}">${sign(pts) > 0 ? "+" : ""}${num(pts)}</td></tr>`;
+      `<td class="points ${signClass(pts)}">${sign(pts) > 0 ? "+" : ""}${num(pts)}</td></tr>`;
   });
-  return `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("fans")}</th><th>${t("before_caps")}</th>` +
+  const table = `<table class="settle"><thead><tr><th>${t("player")}</th><th>${t("fans")}</th><th>${t("before_caps")}</th>` +
     `<th>${t("after_caps")}</th><th>${t("kongs")}</th><th>${t("final")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  return { head: ` · ${t("base")} ${num(s.base)}`, table };
+}
+
+/** The settlement tables by the layout a game's words name. */
+const LAYOUTS = { multipliers: multipliersLayout, fans: fansLayout };
+
+function signClass(x) {
+  return sign(x) > 0 ? "plus" : sign(x) < 0 ? "minus" : "";
 }
 
 /** The sign of a point amount sent as a number or as exact text ("-400/3"). */
@@ -140,7 +166,7 @@ const HOW = {
 };
 
 /** How the hand was won and on which tile: "自摸 · 胡 五万", "点炮（B 放冲）", "抢杠（抢 C 的杠）". */
-function howHtml(end, win, names, s) {
+function howHtml(end, win, names, s, game) {
   const how = end.how || (win && win.how) || null;
   const tile = end.tile || (win && win.tile) || null;
   const from = end.from ?? (win ? win.from : null);
@@ -148,9 +174,10 @@ function howHtml(end, win, names, s) {
   if (how === "discard") parts.push(t("how_discard_by", esc(names(from))));
   else if (how === "rob_kong" || how === "robbed_kong") parts.push(t("how_robbed_by", esc(names(from))));
   else if (HOW[how]) parts.push(t(HOW[how]));
-  const wins = (s && s.wins) || [];
-  if ((end.kong_bloom || wins.includes("gangshanghua") || wins.includes("ganghoukai")) && how !== "kong_bloom") parts.push(t("how_kong_bloom"));
-  if ((end.last_tile || wins.includes("haidilao")) && how !== "last_tile") parts.push(t("how_last_tile"));
+  // A win that says how it was won (the server's words, `how`: 杠上花, 海底捞) marks it too.
+  const told = new Set(((s && s.wins) || []).map((x) => (wordsOf(game).how || {})[x]));
+  if ((end.kong_bloom || told.has("kong_bloom")) && how !== "kong_bloom") parts.push(t("how_kong_bloom"));
+  if ((end.last_tile || told.has("last_tile")) && how !== "last_tile") parts.push(t("how_last_tile"));
   if (tile) parts.push(`${t("on_tile", esc(tileName(tile, getLang())))} ${tileSvg(tile, { marks: ["win"], title: tileName(tile, getLang()) })}`);
   return `<span class="how" data-how="${esc(how || "")}" data-win-tile="${esc(tile || "")}">${parts.join(" · ")}</span>`;
 }
