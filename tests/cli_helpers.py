@@ -24,11 +24,15 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
 """A terminal control sequence (colours, cursor moves), to strip from a pty's output."""
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+def run(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``laizi ARGS`` in a clean environment (English, these sources), plus ``env``."""
     env = {
         "LAIZI_LANG": "en",
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "PYTHONPATH": str(ROOT / "src"),
+        **(env or {}),
     }
     return subprocess.run(
         [sys.executable, "-c", "from laizi.cli import main; main()", *args],

@@ -153,3 +153,45 @@ def test_no_test_module_imports_another_test_module() -> None:
                 if n.rpartition(".")[2].startswith("test_")
             ]
     assert found == []
+
+
+BASE_OF_SETTINGS = ("registry.py", "settings.py", "schema.py")
+"""The registry and the shared settings: a game's entry and what every game has, no game's own."""
+
+
+def code_words(path: Path) -> set[str]:
+    """The strings (docstrings left out) and attribute names ``path``'s code uses."""
+    tree = ast.parse(path.read_text("utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    words = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) not in docstrings:
+                words.add(node.value)
+        elif isinstance(node, ast.Attribute):
+            words.add(node.attr)
+    return words
+
+
+def test_the_registry_and_the_shared_settings_name_no_games_setting_or_preset() -> None:
+    from laizi.rules.settings import PRESETS, Settings, kinds
+
+    shared = set(kinds(Settings))
+    own = {key for g in GAMES for key in kinds(GAMES[g].settings_class())} - shared
+    assert {"variant", "min_points", "golden_cap"} <= own
+    for name in BASE_OF_SETTINGS:
+        found = code_words(PACKAGE / "rules" / name) & (own | set(PRESETS)) - set(GAMES)
+        assert found == set(), f"rules/{name} names {sorted(found)}"
+
+
+def test_the_settings_check_sees_a_planted_game_setting(tmp_path: Path) -> None:
+    planted = tmp_path / "registry.py"
+    planted.write_text('"""golden_cap in a docstring is fine."""\nONLY = {"golden_cap"}\n')
+    assert code_words(planted) == {"golden_cap"}

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from laizi.rules import PRESETS, Settings, SettingsError, preset
+from laizi.rules.wuhan import WuhanSettings
 
 KAIKOU = ["wuhan-hongzhong-kaikou", "wuhan-facai-kaikou", "wuhan-qipi-kaikou"]
 KOUKOU = ["wuhan-hongzhong-koukou", "wuhan-facai-koukou", "wuhan-qipi-koukou"]
@@ -184,11 +185,11 @@ def test_built_by_hand_numbers_are_stored_exactly() -> None:
     fields = preset("wuhan-hongzhong-kaikou").to_json()
     fields["cap"] = 300
     fields["big_self_draw_factor"] = 1.5
-    built = Settings(**fields)
+    built = WuhanSettings(**fields)
     assert built == preset("wuhan-hongzhong-kaikou")
     assert isinstance(built.cap, Fraction) and built.big_self_draw_factor == Fraction(3, 2)
     assert built.short_hash() == preset("wuhan-hongzhong-kaikou").short_hash()
     fields["haidi_reserve"] = "10"
     with pytest.raises(SettingsError) as error:
-        Settings(**fields)
+        WuhanSettings(**fields)
     assert error.value.key == "haidi_reserve"

@@ -1,9 +1,13 @@
 """The one registry of games: every "which game?" question asks it.
 
-Each entry names, by dotted path (loaded on first use, so ``laizi.rules`` never imports the bots
-or the environments), the game's ruleset class and its bot strategy, and gives the settings
-defaults: the default preset and the settings the game has no use for.  Nothing outside this
-module compares a game name.
+A game is a folder — a package whose ``GAME`` is its :class:`Game` entry (its ruleset, settings
+and bots by dotted path, and what the bots and hand analysis ask about it) — and one line here
+naming that package.  The folder is imported on first use, so ``laizi.rules`` never imports the
+bots or the environments, and nothing outside this module compares a game name.
+
+A game kept outside the source tree is added by the same line in the ``LAIZI_GAMES`` environment
+variable — ``id=package``, several separated by commas — read each time the registry is asked
+(``LAIZI_GAMES=mygame=mypackage.mygame``: the package's ``GAME`` has id ``mygame``).
 
 >>> find_game("baishan").default_preset
 'baishan'
@@ -17,6 +21,8 @@ ValueError: unknown game 'chess': one of wuhan, baishan
 from __future__ import annotations
 
 import importlib
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -25,38 +31,39 @@ if TYPE_CHECKING:
     from laizi.rules.ruleset import Ruleset
     from laizi.rules.settings import Settings
 
-__all__ = ["GAMES", "Game", "find_game", "game_ids", "make_ruleset", "register", "ruleset_class"]
+__all__ = [
+    "GAMES",
+    "LINES",
+    "Game",
+    "find_game",
+    "game_ids",
+    "game_lines",
+    "make_ruleset",
+    "register",
+    "ruleset_class",
+]
 
-WUHAN_ONLY = frozenset(
-    {
-        "variant",
-        "mode",
-        "laizi_gang_factor",
-        "big_self_draw_factor",
-        "big_discard_factor",
-        "pass_win_locked",
-        "haidi_reserve",
-        "golden_cap",
-        "sunshine_cap",
-        "three_suns_cap",
-        "min_points",
-    }
-)
-"""Settings that mean nothing in Baishan (Part B): a Baishan room can't override them."""
+LINES: dict[str, str] = {
+    "wuhan": "laizi.rules.wuhan",
+    "baishan": "laizi.rules.baishan",
+}
+"""Every game of the source tree: its id and its folder (a package whose ``GAME`` is its entry)."""
+ENV_VAR = "LAIZI_GAMES"
+"""More games, ``id=package[,id=package…]``: the same line for a game kept elsewhere."""
 
 
 @dataclass(frozen=True)
 class Game:
-    """One game: its id and where its parts live.
+    """One game: its id and where its parts live (declared in its folder's ``GAME``).
 
     - ``ruleset``: ``"module:Class"`` of its :class:`~laizi.rules.ruleset.Ruleset` subclass;
+    - ``settings``: ``"module:Class"`` of its :class:`~laizi.rules.settings.Settings` subclass
+      (its fields, presets, names and limits);
     - ``default_preset``: the preset a room of this game starts from;
     - ``strategy``: ``"module:Class"`` of its bots' ``laizi.bots.strategy.Strategy`` (``None``:
       the plain one);
     - ``env``: its PettingZoo module (the observation's game-specific rows — special tiles,
       multipliers, 报听 — come from the ruleset's answers);
-    - ``unused_settings``: settings the game never reads (a room can't override them, and its
-      ``"none"`` variant and mode say so);
     - ``wild_tiles``: whether a hand may hold a laizi; ``special_shapes``: whether seven pairs
       and thirteen orphans win (hand analysis);
     - ``doubling``: whether openings, kongs and laid-out tiles double a seat's multiplier, for
@@ -66,9 +73,9 @@ class Game:
     id: str
     ruleset: str
     default_preset: str
+    settings: str
     strategy: str | None = None
     env: str | None = None
-    unused_settings: frozenset[str] = frozenset()
     wild_tiles: bool = False
     special_shapes: bool = False
     doubling: bool = False
@@ -77,49 +84,80 @@ class Game:
         cls: type[Ruleset] = _load(self.ruleset)
         return cls
 
+    def settings_class(self) -> type[Settings]:
+        cls: type[Settings] = _load(self.settings)
+        return cls
+
     def strategy_class(self) -> Any:
         """The bots' strategy class, or ``None`` for the plain one."""
         return None if self.strategy is None else _load(self.strategy)
 
     def presets(self) -> tuple[str, ...]:
         """The names of this game's presets."""
-        from laizi.rules.settings import PRESETS
-
-        return tuple(name for name, s in PRESETS.items() if s.game == self.id)
+        return tuple(self.settings_class().presets())
 
 
-GAMES: dict[str, Game] = {}
-"""Every game by id, in the order registered."""
+_REGISTERED: dict[str, Game] = {}
 
 
 def register(game: Game) -> Game:
-    """Add a game (a test's toy game, a new folder under ``laizi.rules``); returns it."""
-    GAMES[game.id] = game
+    """Add a game entry directly (a folder named by a line is found without it); returns it."""
+    _REGISTERED[game.id] = game
     return game
 
 
-register(
-    Game(
-        "wuhan",
-        "laizi.rules.wuhan:WuhanRuleset",
-        "wuhan-hongzhong-kaikou",
-        strategy="laizi.bots.wuhan:WuhanStrategy",
-        env="laizi.env.wuhan_v0",
-        wild_tiles=True,
-        doubling=True,
-    )
-)
-register(
-    Game(
-        "baishan",
-        "laizi.rules.baishan:BaishanRuleset",
-        "baishan",
-        strategy="laizi.bots.baishan:BaishanStrategy",
-        env="laizi.env.baishan_v0",
-        unused_settings=WUHAN_ONLY,
-        special_shapes=True,
-    )
-)
+def game_lines() -> tuple[tuple[str, str], ...]:
+    """Every game's line, ``(id, package)``: the source tree's, then ``LAIZI_GAMES``'s, then
+    those :func:`register` added (package ``""``)."""
+    return _lines(os.environ.get(ENV_VAR, ""), tuple(_REGISTERED))
+
+
+@cache
+def _lines(extra: str, registered: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    found = dict(LINES)
+    for item in extra.replace(";", ",").split(","):
+        if not item.strip():
+            continue
+        game, sep, package = (part.strip() for part in item.partition("="))
+        if not sep or not game or not package:
+            raise ValueError(f"{ENV_VAR}: {item.strip()!r} is not id=package")
+        found[game] = package
+    found.update((game, "") for game in registered)
+    return tuple(found.items())
+
+
+class _Games(Mapping[str, Game]):
+    """Every game by id, in the order of :func:`game_lines`; an entry is loaded when read."""
+
+    def __getitem__(self, game: str) -> Game:
+        for known, package in game_lines():
+            if known == game:
+                return _REGISTERED[game] if not package else _entry(game, package)
+        raise KeyError(game)
+
+    def __contains__(self, game: object) -> bool:
+        return any(known == game for known, _ in game_lines())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([game for game, _ in game_lines()])
+
+    def __len__(self) -> int:
+        return len(game_lines())
+
+    def __repr__(self) -> str:
+        return f"GAMES({', '.join(self)})"
+
+
+GAMES: Mapping[str, Game] = _Games()
+"""Every game by id, in the order registered."""
+
+
+@cache
+def _entry(game: str, package: str) -> Game:
+    entry = getattr(importlib.import_module(package), "GAME", None)
+    if not isinstance(entry, Game) or entry.id != game:
+        raise ValueError(f"{package}.GAME is not the entry of game {game!r}")
+    return entry
 
 
 def game_ids() -> tuple[str, ...]:

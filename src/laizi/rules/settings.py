@@ -1,5 +1,11 @@
 """Room rules: one immutable, validated value per room (RULES.md A1–A10 settings).
 
+:class:`Settings` holds what every game has — the preset a room started from, the game, who
+wins a discard claimed twice, the cap, the escape penalty and the unit — and how a value is read,
+checked, written and hashed.  Each game's folder adds its own fields, presets, names and limits
+in a subclass (``laizi.rules.wuhan.settings``, ``laizi.rules.baishan.settings``); the registry
+finds them, so :func:`preset` and :meth:`Settings.from_json` know every game's presets.
+
 A room starts from a preset and may override single settings:
 
 >>> s = preset("wuhan-hongzhong-kaikou")
@@ -22,32 +28,30 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from itertools import pairwise
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
-from laizi.rules.registry import GAMES, WUHAN_ONLY, find_game
+from laizi.rules.registry import GAMES, find_game, game_lines
 
 __all__ = [
     "GAMES",
-    "MODES",
+    "MAX_AMOUNT",
     "PRESETS",
-    "VARIANTS",
     "WIN_PRIORITIES",
-    "WUHAN_ONLY",
+    "Limit",
     "Settings",
     "SettingsError",
     "preset",
 ]
 
-VARIANTS = ("hongzhong", "hongzhong_facai", "qipi_silai", "none")
-"""Wuhan tile variants, RULES.md A1 (``"none"``: Baishan, which has no variants)."""
-MODES = ("kaikou", "koukou", "none")
-"""Wuhan doubling modes, RULES.md A1: 开口翻 and 口口翻 (``"none"``: Baishan)."""
 WIN_PRIORITIES = ("from_dealer", "from_discarder")
 """Who wins a discard several players claim, RULES.md A6 一炮单响."""
+MAX_AMOUNT = 10**9
+"""The largest unit, cap, penalty or minimum: beyond it a value is a typo, not a rule."""
+_BASE_DECIMALS = 6  # the unit is a decimal with at most this many places
 
 
 class SettingsError(ValueError):
@@ -59,104 +63,129 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True)
+class Limit:
+    """The bounds of one number, enforced by :class:`Settings` and stated by the schema.
+
+    ``low`` is the least value (``None``: none), excluded when ``exclusive``; ``at_least`` names
+    a setting this one may not be below (the caps' ladder); ``high`` is the largest value.
+    ``between``, when set, is one message for a value outside ``low``–``high``: the words before
+    "must be between" (``"a doubling factor "``, or ``""``).
+    """
+
+    high: int
+    low: int | None = None
+    exclusive: bool = False
+    at_least: str | None = None
+    between: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The schema's bounds: ``min`` (``exclusive_min``), ``at_least``, ``max``."""
+        out: dict[str, Any] = {}
+        if self.low is not None:
+            out["min"] = self.low
+            if self.exclusive:
+                out["exclusive_min"] = True
+        if self.at_least is not None:
+            out["at_least"] = self.at_least
+        out["max"] = self.high
+        return out
+
+
+@dataclass(frozen=True)
 class Settings:
-    """The rules of one room.  Build it with :func:`preset` / :meth:`from_json`, not by hand."""
+    """The rules of one room, what every game shares; a game's subclass adds its own fields.
+
+    Build it with :func:`preset` / :meth:`from_json`, not by hand."""
 
     preset: str
     """The preset this room started from (a label: it is not part of :meth:`short_hash`)."""
     game: str
-    """``"wuhan"`` (Part A) or ``"baishan"`` (Part B)."""
-    variant: str
-    """Tile variant, A1: ``hongzhong``, ``hongzhong_facai`` or ``qipi_silai``."""
-    mode: str
-    """Doubling mode, A1: ``kaikou`` (opened doubles once) or ``koukou`` (each opening doubles)."""
-    laizi_gang_factor: Fraction
-    """Multiplier for each laizi laid out (癞子杠), A3."""
-    big_self_draw_factor: Fraction
-    """The winner's self-draw factor in a big win, A7 (small wins always ×2)."""
-    big_discard_factor: Fraction
-    """The discarder's (or robbed player's) factor in a big win, A7 (small wins always ×2)."""
-    pass_win_locked: bool
-    """过胡: after passing a win, must the player wait for its own draw?  A6."""
+    """The game's id (``"wuhan"``, ``"baishan"``): the registry's entry."""
     win_priority: str
     """一炮单响 order among several claimants of one discard, A6."""
-    haidi_reserve: int
-    """Tiles at the back of the wall never drawn normally (海底), A8."""
     cap: Fraction
     """封顶: the most one loser pays, A9 (Baishan: 2^6 = 64, Part B)."""
-    golden_cap: Fraction
-    """金顶: what each loser pays when all three exceed ``cap``, A9."""
-    sunshine_cap: Fraction
-    """阳光顶: at the golden cap, what a loser who never opened pays, A9."""
-    three_suns_cap: Fraction
-    """三阳开泰: at the golden cap, what each pays when none of the three opened, A9."""
     escape_penalty: Fraction
     """逃跑: what a player who leaves a game in progress pays, A9."""
-    min_points: Fraction
-    """起胡: each loser's amount before caps must reach this, A10 (0 = no minimum)."""
     base: Fraction
     """The room's unit: every amount (and every cap and the minimum) is counted in it."""
+
+    # -- what a game's subclass declares -------------------------------------------------------
+    ORDER: ClassVar[tuple[str, ...]] = ()
+    """The settings' order in JSON and forms when it is not the fields' order (every field)."""
+    CHOICES: ClassVar[Mapping[str, Collection[str]]] = {"win_priority": WIN_PRIORITIES}
+    """The values a text setting may take."""
+    LIMITS: ClassVar[Mapping[str, Limit]] = {
+        "base": Limit(MAX_AMOUNT, 0, exclusive=True),
+        "cap": Limit(MAX_AMOUNT, 0, exclusive=True),
+        "escape_penalty": Limit(MAX_AMOUNT, 0),
+    }
+    """The bounds of each number."""
+    FORMER: ClassVar[Mapping[str, Any]] = {}
+    """Settings this game never had that its rooms' JSON may name with this value only, and
+    that :meth:`short_hash` still counts with it: what rules written before the games had their
+    own settings held, so that their hashes verify."""
+    NOT_HERE: ClassVar[str] = "unknown setting"
+    """Why a :data:`FORMER` setting can't be changed here."""
+    LABELS: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "preset": ("预设玩法", "Preset"),
+        "game": ("玩法", "Game"),
+        "win_priority": ("一炮单响的顺序", "Who wins a discard claimed twice"),
+        "cap": ("封顶", "Cap"),
+        "escape_penalty": ("逃跑扣分", "Escape penalty"),
+        "base": ("底分", "Base unit"),
+    }
+    """Each setting's name for players, (Chinese, English)."""
+    CHOICE_LABELS: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "from_dealer": ("从庄家数起", "counting from the dealer"),
+        "from_discarder": ("从放冲者下家数起", "counting from the discarder's next seat"),
+    }
+    """The names of choices (a game adds its own name, its presets' and its choices')."""
+
+    @classmethod
+    def presets(cls) -> Mapping[str, Settings]:
+        """This game's presets by name (a game's subclass gives them)."""
+        return {}
 
     def __post_init__(self) -> None:
         # Built by hand (not from a preset), numbers may arrive as int or float: store them in one
         # exact form so equality, JSON and the hash never depend on how a value was written.
-        for key in _FRACTION_FIELDS:
+        kinds = _kinds(type(self))
+        for key, kind in kinds.items():
             value = getattr(self, key)
-            if not isinstance(value, Fraction):
-                object.__setattr__(self, key, _coerce(key, value))
-        for key in ("haidi_reserve", "pass_win_locked", *_CHOICES):
-            _coerce(key, getattr(self, key))
-        _validate(self)
+            if kind == "number" and not isinstance(value, Fraction):
+                object.__setattr__(self, key, _coerce(key, kind, value))
+            elif kind != "number":
+                _coerce(key, kind, value)
+        self._validate()
 
     # -- building ------------------------------------------------------------------------------
     def with_overrides(self, overrides: Mapping[str, Any]) -> Settings:
         """A new value with some settings replaced; unknown keys and bad values are rejected.
 
-        The (variant, mode) pair *is* the preset (RULES.md A1): naming another ``variant`` or
-        ``mode`` starts again from that pair's preset, keeps the settings this value had set
-        itself (those that differ from its own preset) and puts ``overrides`` on top; the result
-        is named after the new pair.
-
-        >>> s = preset("wuhan-hongzhong-kaikou").with_overrides({"mode": "koukou"})
-        >>> s.preset, str(s.min_points), str(s.golden_cap), str(s.escape_penalty)
-        ('wuhan-hongzhong-koukou', '64', '500', '500')
-        >>> s.short_hash() == preset("wuhan-hongzhong-koukou").short_hash()
-        True
-        """
+        A game may start again from another of its presets when a setting names it (Wuhan's
+        variant and mode: :meth:`restart`)."""
+        kinds = _kinds(type(self))
         changes: dict[str, Any] = {}
         for key, value in overrides.items():
-            if key not in _FIELD_NAMES:
+            former = type(self).FORMER
+            if key in former:
+                if value != former[key]:
+                    raise SettingsError(str(key), type(self).NOT_HERE)
+                _coerce(key, _kind_of(former[key]), value)
+                continue
+            if key not in kinds:
                 raise SettingsError(str(key), "unknown setting")
-            unused = find_game(self.game).unused_settings
-            if key in unused and value != getattr(self, key):
-                raise SettingsError(str(key), "is a Wuhan setting; Baishan rooms have no such rule")
-            changes[key] = _coerce(key, value)
-        start = self._for_pair(changes.get("variant", self.variant), changes.get("mode", self.mode))
+            changes[key] = _coerce(key, kinds[key], value)
+        start = self.restart(changes)
         for key in ("preset", "game"):
             if key in changes and changes[key] != getattr(start, key):
                 raise SettingsError(key, f"is fixed by the preset ({getattr(start, key)!r})")
         return dataclasses.replace(start, **changes)
 
-    def _for_pair(self, variant: str, mode: str) -> Settings:
-        """This value moved to the preset of (``variant``, ``mode``), A1: that preset's defaults
-        with the settings this value set itself on top (itself when the pair is unchanged)."""
-        if (variant, mode) == (self.variant, self.mode):
-            return self
-        for key, value in (("variant", variant), ("mode", mode)):
-            if value not in _CHOICES[key] or value == "none":
-                choices = ", ".join(c for c in _CHOICES[key] if c != "none")
-                raise SettingsError(key, f"{value!r} is not one of {choices}")
-        name = _PAIR_PRESETS.get((self.game, variant, mode))
-        if name is None:  # pragma: no cover - every Wuhan pair has its preset
-            raise SettingsError("variant", f"no preset for {variant!r} with {mode!r}")
-        own = PRESETS.get(self.preset)
-        fixed = {"preset", "game", "variant", "mode"}
-        kept = {
-            key: getattr(self, key)
-            for key in _FIELD_NAMES - fixed
-            if own is None or getattr(self, key) != getattr(own, key)
-        }
-        return dataclasses.replace(PRESETS[name], **kept)
+    def restart(self, changes: Mapping[str, Any]) -> Settings:
+        """The value ``changes`` start from: this one, unless the game moves to another preset."""
+        return self
 
     @classmethod
     def from_json(cls, obj: Any) -> Settings:
@@ -173,67 +202,153 @@ class Settings:
         return preset(name).with_overrides({k: v for k, v in obj.items() if k != "preset"})
 
     def to_json(self) -> dict[str, Any]:
-        """Every setting as plain JSON values (whole numbers as ints, others as decimals).
-
-        A Baishan room leaves out the Wuhan-only settings (:data:`WUHAN_ONLY`)."""
-        out: dict[str, Any] = {}
-        unused = find_game(self.game).unused_settings
-        for field in fields(self):
-            if field.name in unused:
-                continue
-            value = getattr(self, field.name)
-            out[field.name] = _json_value(value)
-        return out
+        """Every setting as plain JSON values (whole numbers as ints, others as decimals)."""
+        return {key: _json_value(getattr(self, key)) for key in _kinds(type(self))}
 
     def short_hash(self) -> str:
         """A stable 12-hex-digit digest of the rules (the preset label excluded).
 
         Two rooms with the same rules have the same hash whatever preset they started from.
         """
-        rules = {k: _exact_text(getattr(self, k)) for k in sorted(_FIELD_NAMES) if k != "preset"}
+        rules = {k: _exact_text(getattr(self, k)) for k in _kinds(type(self)) if k != "preset"}
+        rules.update((k, _exact_text(v)) for k, v in type(self).FORMER.items())
         text = json.dumps(rules, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
     def __repr__(self) -> str:
+        own = PRESETS.get(self.preset)
         changed = {
             k: v
             for k, v in self.to_json().items()
-            if k != "preset" and v != _preset_json(self.preset, k)
+            if k != "preset" and (own is None or v != _json_value(getattr(own, k)))
         }
         extra = "".join(f", {k}={v!r}" for k, v in changed.items())
         return f"Settings.preset({self.preset!r}{extra})"
 
+    # -- checking ------------------------------------------------------------------------------
+    def _validate(self) -> None:
+        cls = type(self)
+        if self.game not in GAMES or find_game(self.game).settings != _path(cls):
+            raise SettingsError("game", f"{self.game!r} is not one of {', '.join(GAMES)}")
+        for key, choices in cls.CHOICES.items():
+            if getattr(self, key) not in choices:
+                raise SettingsError(
+                    key, f"{getattr(self, key)!r} is not one of {', '.join(choices)}"
+                )
+        limits = [(key, cls.LIMITS[key]) for key in _kinds(cls) if key in cls.LIMITS]
+        for key, limit in limits:
+            value, low, high = getattr(self, key), limit.low, limit.high
+            inside = (low is None or low <= value) and value <= high
+            if limit.between is not None and not inside:
+                raise SettingsError(key, f"{limit.between}must be between {low} and {high}")
+        for key, limit in limits:
+            if limit.between is None and getattr(self, key) > limit.high:
+                raise SettingsError(key, f"must not be above {limit.high}")
+        for key, limit in limits:
+            value, low = getattr(self, key), limit.low
+            if limit.between is not None or low is None:
+                continue
+            if limit.exclusive and value <= low:
+                raise SettingsError(key, f"must be greater than {low}")
+            if value < low:
+                raise SettingsError(
+                    key, "must not be negative" if low == 0 else f"must be at least {low}"
+                )
+            if key == "base" and (value * 10**_BASE_DECIMALS).denominator != 1:
+                # Every amount is a multiple of the base: a bounded decimal keeps the exact
+                # fractions of payments and points small (5e-324: a 324-digit denominator).
+                raise SettingsError(
+                    key, f"must be a decimal with at most {_BASE_DECIMALS} decimal places"
+                )
+        for key, limit in limits:  # a ladder only climbs (Wuhan's caps, A9)
+            lower = limit.at_least
+            if lower is not None and getattr(self, key) < getattr(self, lower):
+                raise SettingsError(
+                    key, f"must not be below {lower} ({_exact_text(getattr(self, lower))})"
+                )
 
-_FIELD_NAMES = frozenset(f.name for f in fields(Settings))
-_FRACTION_FIELDS = frozenset(
-    {
-        "laizi_gang_factor",
-        "big_self_draw_factor",
-        "big_discard_factor",
-        "cap",
-        "golden_cap",
-        "sunshine_cap",
-        "three_suns_cap",
-        "escape_penalty",
-        "min_points",
-        "base",
-    }
-)
-_CHOICES: dict[str, Collection[str]] = {
-    "game": GAMES,
-    "variant": VARIANTS,
-    "mode": MODES,
-    "win_priority": WIN_PRIORITIES,
-}
-_MAX_FACTOR = 64  # far above any room's ×4; beyond it a value is a typo, not a rule
-_MAX_AMOUNT = 10**9  # likewise for the unit, caps, penalty and minimum
-_BASE_DECIMALS = 6  # the unit is a decimal with at most this many places
-_MAX_HAIDI_RESERVE = 60  # 136 − 53 dealt − 1 indicator leaves 82 in the wall; keep room to play
+
+# -- every game's presets --------------------------------------------------------------------
+class _Presets(Mapping[str, Settings]):
+    """Every registered game's presets by name, in the registry's order."""
+
+    def _table(self) -> dict[str, Settings]:
+        return _preset_table(game_lines())
+
+    def __getitem__(self, name: str) -> Settings:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __repr__(self) -> str:
+        return repr(self._table())
 
 
-def _coerce(key: str, value: Any) -> Any:
+PRESETS: Mapping[str, Settings] = _Presets()
+"""Every preset by name."""
+
+
+@cache
+def _preset_table(lines: tuple[tuple[str, str], ...]) -> dict[str, Settings]:
+    table: dict[str, Settings] = {}
+    for game, _ in lines:
+        for name, settings in find_game(game).settings_class().presets().items():
+            if name in table:
+                raise ValueError(f"preset {name!r} of game {game!r} is another game's preset")
+            table[name] = settings
+    return table
+
+
+def preset(name: str) -> Settings:
+    """The settings of a named preset; :class:`SettingsError` (key ``preset``) if unknown."""
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        raise SettingsError(
+            "preset", f"unknown preset {name!r}; known: {', '.join(PRESETS)}"
+        ) from None
+
+
+# -- reading and writing values --------------------------------------------------------------
+_KINDS = {"str": "choice", "bool": "bool", "int": "int", "Fraction": "number"}
+
+
+_KINDS_OF: dict[type[Settings], dict[str, str]] = {}
+
+
+def _kinds(cls: type[Settings]) -> dict[str, str]:
+    """Each field of ``cls`` in its JSON order (:attr:`Settings.ORDER`) and its kind."""
+    known = _KINDS_OF.get(cls)
+    if known is None:
+        found = {f.name: _KINDS[str(f.type)] for f in fields(cls)}
+        order = cls.ORDER or tuple(found)
+        if sorted(order) != sorted(found):
+            raise TypeError(f"{cls.__name__}.ORDER must name every field once")
+        known = _KINDS_OF[cls] = {key: found[key] for key in order}
+    return known
+
+
+def kinds(cls: type[Settings]) -> dict[str, str]:
+    """Each setting of a game's class, in order, and its kind: ``choice``, ``bool``, ``int``
+    or ``number`` (the schema's types)."""
+    return dict(_kinds(cls))
+
+
+def _kind_of(value: Any) -> str:
+    return _KINDS[type(value).__name__]
+
+
+def _path(cls: type[Settings]) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _coerce(key: str, kind: str, value: Any) -> Any:
     """Turn a JSON value into the field's type, or raise naming the key."""
-    if key in _FRACTION_FIELDS:
+    if kind == "number":
         if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
             raise SettingsError(key, f"must be a number, not {value!r}")
         if isinstance(value, float):
@@ -241,65 +356,17 @@ def _coerce(key: str, value: Any) -> Any:
                 raise SettingsError(key, "must be a finite number")
             return Fraction(repr(value))  # the decimal as written: 1.5 → 3/2 exactly
         return Fraction(value)
-    if key == "haidi_reserve":
+    if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise SettingsError(key, f"must be a whole number, not {value!r}")
         return value
-    if key == "pass_win_locked":
+    if kind == "bool":
         if not isinstance(value, bool):
             raise SettingsError(key, f"must be true or false, not {value!r}")
         return value
     if not isinstance(value, str):
         raise SettingsError(key, f"must be a string, not {value!r}")
     return value
-
-
-def _validate(s: Settings) -> None:
-    for key, choices in _CHOICES.items():
-        if getattr(s, key) not in choices:
-            raise SettingsError(key, f"{getattr(s, key)!r} is not one of {', '.join(choices)}")
-    for key in ("variant", "mode"):
-        # "none" is Baishan's (no variants); a Wuhan room always has a real one (A1).
-        if (getattr(s, key) == "none") != (key in find_game(s.game).unused_settings):
-            raise SettingsError(key, f"{getattr(s, key)!r} does not go with game {s.game!r}")
-    for key in ("laizi_gang_factor", "big_self_draw_factor", "big_discard_factor"):
-        if not 1 <= getattr(s, key) <= _MAX_FACTOR:
-            raise SettingsError(key, f"a doubling factor must be between 1 and {_MAX_FACTOR}")
-    for key in (
-        "base",
-        "cap",
-        "golden_cap",
-        "sunshine_cap",
-        "three_suns_cap",
-        "escape_penalty",
-        "min_points",
-    ):
-        if getattr(s, key) > _MAX_AMOUNT:
-            raise SettingsError(key, f"must not be above {_MAX_AMOUNT}")
-    if s.base <= 0:
-        raise SettingsError("base", "must be greater than 0")
-    if (s.base * 10**_BASE_DECIMALS).denominator != 1:
-        # Every amount is a multiple of the base: a bounded decimal keeps the exact fractions
-        # of payments and points small (5e-324 would need a 324-digit denominator).
-        raise SettingsError(
-            "base", f"must be a decimal with at most {_BASE_DECIMALS} decimal places"
-        )
-    if s.min_points < 0:
-        raise SettingsError("min_points", "must not be negative")
-    if s.escape_penalty < 0:
-        raise SettingsError("escape_penalty", "must not be negative")
-    if not 0 <= s.haidi_reserve <= _MAX_HAIDI_RESERVE:
-        raise SettingsError("haidi_reserve", f"must be between 0 and {_MAX_HAIDI_RESERVE}")
-    if s.cap <= 0:
-        raise SettingsError("cap", "must be greater than 0")
-    # The ladder only climbs: 封顶 ≤ 金顶 ≤ 阳光顶 ≤ 三阳开泰 (A9).
-    ladder = ("cap", "golden_cap", "sunshine_cap", "three_suns_cap")
-    one_cap = "golden_cap" in find_game(s.game).unused_settings  # Baishan: one cap
-    for lower, higher in pairwise(() if one_cap else ladder):
-        if getattr(s, higher) < getattr(s, lower):
-            raise SettingsError(
-                higher, f"must not be below {lower} ({_exact_text(getattr(s, lower))})"
-            )
 
 
 def _json_value(value: Any) -> Any:
@@ -313,86 +380,3 @@ def _exact_text(value: Any) -> Any:
     if isinstance(value, Fraction):
         return str(value)
     return value
-
-
-# -- presets (RULES.md A1–A10 defaults) -------------------------------------------------------
-def _wuhan(name: str, variant: str, mode: str) -> Settings:
-    koukou = mode == "koukou"
-    return Settings(
-        preset=name,
-        game="wuhan",
-        variant=variant,
-        mode=mode,
-        laizi_gang_factor=Fraction(2 if variant == "hongzhong" else 4),
-        big_self_draw_factor=Fraction(3, 2),
-        big_discard_factor=Fraction(3, 2),
-        pass_win_locked=False,
-        win_priority="from_dealer",
-        haidi_reserve=10,
-        cap=Fraction(300),
-        golden_cap=Fraction(500 if koukou else 400),
-        sunshine_cap=Fraction(600),
-        three_suns_cap=Fraction(800),
-        escape_penalty=Fraction(500 if koukou else 400),
-        min_points=Fraction(64 if koukou else (32 if variant == "qipi_silai" else 16)),
-        base=Fraction(1),
-    )
-
-
-_PRESET_SHAPES = {
-    "wuhan-hongzhong-kaikou": ("hongzhong", "kaikou"),
-    "wuhan-hongzhong-koukou": ("hongzhong", "koukou"),
-    "wuhan-facai-kaikou": ("hongzhong_facai", "kaikou"),
-    "wuhan-facai-koukou": ("hongzhong_facai", "koukou"),
-    "wuhan-qipi-kaikou": ("qipi_silai", "kaikou"),
-    "wuhan-qipi-koukou": ("qipi_silai", "koukou"),
-}
-
-
-def _baishan() -> Settings:
-    """白山麻将 (Part B): the cap 2^6 units, escape 64 units, one winner from the discarder.
-
-    The Wuhan-only fields carry neutral values (never read: :data:`WUHAN_ONLY`)."""
-    return Settings(
-        preset="baishan",
-        game="baishan",
-        variant="none",
-        mode="none",
-        laizi_gang_factor=Fraction(1),
-        big_self_draw_factor=Fraction(1),
-        big_discard_factor=Fraction(1),
-        pass_win_locked=False,
-        win_priority="from_discarder",
-        haidi_reserve=0,
-        cap=Fraction(64),
-        golden_cap=Fraction(64),
-        sunshine_cap=Fraction(64),
-        three_suns_cap=Fraction(64),
-        escape_penalty=Fraction(64),
-        min_points=Fraction(0),
-        base=Fraction(1),
-    )
-
-
-PRESETS: dict[str, Settings] = {
-    name: _wuhan(name, variant, mode) for name, (variant, mode) in _PRESET_SHAPES.items()
-}
-PRESETS["baishan"] = _baishan()
-"""Every preset by name."""
-_PAIR_PRESETS = {(s.game, s.variant, s.mode): name for name, s in PRESETS.items()}
-"""The preset of each (game, variant, mode): the pair is the preset (RULES.md A1)."""
-
-
-def preset(name: str) -> Settings:
-    """The settings of a named preset; :class:`SettingsError` (key ``preset``) if unknown."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise SettingsError(
-            "preset", f"unknown preset {name!r}; known: {', '.join(PRESETS)}"
-        ) from None
-
-
-def _preset_json(name: str, key: str) -> Any:
-    base = PRESETS.get(name)
-    return None if base is None else _json_value(getattr(base, key))

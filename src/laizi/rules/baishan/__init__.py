@@ -4,7 +4,10 @@
 - :mod:`.settle` — the settlement: fans, capped powers of two, kongs paid on the spot;
 - :mod:`.validate` — the checks of a finished hand given from outside (``laizi score``);
 - :mod:`.explain` — the settlement as a readable table, Chinese and English;
+- :mod:`.settings` — :class:`BaishanSettings`: its settings, presets, their names and limits;
 - :mod:`.ruleset` — :class:`BaishanRuleset`, the object the engine asks.
+
+``GAME`` is its entry in the registry (:mod:`laizi.rules.registry`).
 """
 
 from laizi.rules.baishan.readings import (
@@ -16,11 +19,15 @@ from laizi.rules.baishan.readings import (
     winning_tiles,
 )
 from laizi.rules.baishan.ruleset import BaishanRuleset
+from laizi.rules.baishan.settings import BaishanSettings
 from laizi.rules.baishan.settle import BaishanSettlement, kong_payments, score
+from laizi.rules.registry import Game
 
 __all__ = [
+    "GAME",
     "BaishanReading",
     "BaishanRuleset",
+    "BaishanSettings",
     "BaishanSettlement",
     "BaishanVerdict",
     "declarable_discards",
@@ -30,3 +37,13 @@ __all__ = [
     "score",
     "winning_tiles",
 ]
+
+GAME = Game(
+    "baishan",
+    "laizi.rules.baishan:BaishanRuleset",
+    "baishan",
+    "laizi.rules.baishan.settings:BaishanSettings",
+    strategy="laizi.bots.baishan:BaishanStrategy",
+    env="laizi.env.baishan_v0",
+    special_shapes=True,
+)

@@ -16,6 +16,7 @@ from typing import Any
 
 from laizi import hand as shapes
 from laizi.rules.baishan.readings import declarable_discards
+from laizi.rules.baishan.settings import BaishanSettings
 from laizi.rules.baishan.settle import (
     FANS,
     BaishanSettlement,
@@ -26,7 +27,6 @@ from laizi.rules.baishan.settle import (
 from laizi.rules.baishan.validate import check_situation
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
-from laizi.rules.settings import Settings
 from laizi.rules.situation import InputError, WinSituation
 from laizi.tiles import TERMINALS_AND_HONORS
 
@@ -45,7 +45,7 @@ class BaishanRuleset(Ruleset):
     reserve = 0
     kong_robbable = False  # Baishan has no robbing of kongs, 抢杠 (Part B)
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: BaishanSettings) -> None:
         if settings.game != self.game:
             raise ValueError(f"not Baishan settings: game {settings.game!r}")
         self.settings = settings

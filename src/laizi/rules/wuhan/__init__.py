@@ -5,9 +5,13 @@
 - :mod:`.settle` — the settlement: multipliers, minimum, caps, contracts (A7, A9, A10);
 - :mod:`.validate` — the checks of a finished hand given from outside (``laizi score``);
 - :mod:`.explain` — the settlement as a readable table, Chinese and English;
+- :mod:`.settings` — :class:`WuhanSettings`: its settings, presets, their names and limits;
 - :mod:`.ruleset` — :class:`WuhanRuleset`, the object the engine asks.
+
+``GAME`` is its entry in the registry (:mod:`laizi.rules.registry`).
 """
 
+from laizi.rules.registry import Game
 from laizi.rules.wuhan.readings import (
     BIG_WINS,
     WIN_ORDER,
@@ -18,6 +22,7 @@ from laizi.rules.wuhan.readings import (
     winning_tiles,
 )
 from laizi.rules.wuhan.ruleset import WuhanRuleset
+from laizi.rules.wuhan.settings import WuhanSettings
 from laizi.rules.wuhan.settle import (
     Settlement,
     current_multiplier,
@@ -29,11 +34,13 @@ from laizi.rules.wuhan.specials import special_tiles
 
 __all__ = [
     "BIG_WINS",
+    "GAME",
     "WIN_ORDER",
     "Reading",
     "Settlement",
     "Verdict",
     "WuhanRuleset",
+    "WuhanSettings",
     "current_multiplier",
     "evaluate",
     "is_ready",
@@ -43,3 +50,14 @@ __all__ = [
     "standing_factors",
     "winning_tiles",
 ]
+
+GAME = Game(
+    "wuhan",
+    "laizi.rules.wuhan:WuhanRuleset",
+    "wuhan-hongzhong-kaikou",
+    "laizi.rules.wuhan.settings:WuhanSettings",
+    strategy="laizi.bots.wuhan:WuhanStrategy",
+    env="laizi.env.wuhan_v0",
+    wild_tiles=True,
+    doubling=True,
+)

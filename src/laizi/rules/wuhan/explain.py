@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from laizi.i18n import Lang, pick
 from laizi.numbers import number_text
+from laizi.rules.wuhan.settings import wuhan_settings
 from laizi.rules.wuhan.specials import indicator_and_laizi
 from laizi.tiles import format_tile
 
@@ -112,7 +113,7 @@ def _mult(m: Multiplier, lang: Lang) -> str:
 
 def explain(s: Settlement, lang: Lang) -> str:
     sit = s.situation
-    settings = sit.settings
+    settings = wuhan_settings(sit.settings)
     lines: list[str] = []
     lines.append(
         pick(lang, "规则", "Rules")

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from laizi import hand as hand_shapes
 from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
-from laizi.rules.settings import Settings
 from laizi.rules.situation import WinSituation
 from laizi.rules.wuhan.readings import holds_must_gang, shapeless_family
+from laizi.rules.wuhan.settings import WuhanSettings
 from laizi.rules.wuhan.settle import Settlement, current_multiplier, score
 from laizi.rules.wuhan.specials import special_tiles
 from laizi.rules.wuhan.validate import check_situation
@@ -36,7 +36,7 @@ class WuhanRuleset(Ruleset):
     game = "wuhan"
     uses_indicator = True
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: WuhanSettings) -> None:
         if settings.game != self.game:
             raise ValueError(f"not Wuhan settings: game {settings.game!r}")
         self.settings = settings

@@ -16,7 +16,6 @@ from typing import Any
 from laizi.numbers import number_text
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import SpecialTiles
-from laizi.rules.settings import Settings
 from laizi.rules.situation import (
     Factor,
     InputError,
@@ -26,6 +25,7 @@ from laizi.rules.situation import (
     number_json,
 )
 from laizi.rules.wuhan.readings import Reading, Verdict, evaluate, is_ready
+from laizi.rules.wuhan.settings import WuhanSettings, wuhan_settings
 from laizi.rules.wuhan.specials import special_tiles
 from laizi.tiles import RED, count_vector, format_tile
 
@@ -58,7 +58,7 @@ class Settlement:
 
     def to_json(self) -> dict[str, Any]:
         """The ``laizi score --json`` object (INTERFACES.md keys, plus a few of our own)."""
-        settings = self.situation.settings
+        settings = wuhan_settings(self.situation.settings)
         assert self.special.laizi is not None
         out: dict[str, Any] = {
             "allowed": self.allowed,
@@ -105,7 +105,7 @@ class Settlement:
 
 
 def standing_factors(
-    settings: Settings, special: SpecialTiles, melds: Sequence[Meld], laid_out: Sequence[int]
+    settings: WuhanSettings, special: SpecialTiles, melds: Sequence[Meld], laid_out: Sequence[int]
 ) -> list[Factor]:
     """The factors a seat carries whoever wins: openings, kongs, tiles laid out (A7)."""
     factors: list[Factor] = []
@@ -142,7 +142,7 @@ def _laid_out_kinds(special: SpecialTiles, laid_out: Sequence[int]) -> list[tupl
 
 
 def current_multiplier(
-    settings: Settings,
+    settings: WuhanSettings,
     special: SpecialTiles,
     melds: Sequence[Meld],
     laid_out: Sequence[int],
@@ -161,7 +161,7 @@ def current_multiplier(
 
 
 def multipliers(
-    settings: Settings, indicator: int, players: Sequence[PlayerHand], dealer: int
+    settings: WuhanSettings, indicator: int, players: Sequence[PlayerHand], dealer: int
 ) -> tuple[Multiplier, ...]:
     """:func:`current_multiplier` for the four seats."""
     special = special_tiles(settings.variant, indicator)
@@ -176,7 +176,7 @@ def score(situation: WinSituation) -> Settlement:
 
     The situation is trusted: input from outside is checked once, where it is read
     (:func:`laizi.rules.wuhan.validate.check_situation`)."""
-    settings = situation.settings
+    settings = wuhan_settings(situation.settings)
     assert situation.indicator is not None  # the checks guarantee it
     special = special_tiles(settings.variant, situation.indicator)
     winner = situation.players[situation.winner]
@@ -225,7 +225,7 @@ def _preference(s: Settlement) -> tuple[Fraction, bool, Fraction, int, tuple[str
 
 def _win_factors(situation: WinSituation, reading: Reading, seat: int) -> list[Factor]:
     """The factors that exist only because of this win (A7)."""
-    settings = situation.settings
+    settings = wuhan_settings(situation.settings)
     factors: list[Factor] = []
     big = reading.big
     if seat == situation.winner:
@@ -249,7 +249,7 @@ def _win_factors(situation: WinSituation, reading: Reading, seat: int) -> list[F
 
 
 def _settle(situation: WinSituation, special: SpecialTiles, reading: Reading) -> Settlement:
-    settings = situation.settings
+    settings = wuhan_settings(situation.settings)
     unit = settings.base
     mults = tuple(
         Multiplier.of(
@@ -300,7 +300,7 @@ def _with_contract(s: Settlement) -> Settlement:
 
 
 def _apply_caps(
-    settings: Settings,
+    settings: WuhanSettings,
     players: Sequence[PlayerHand],
     winner: int,
     raw: Sequence[Fraction | None],
@@ -392,7 +392,7 @@ def _refused(
     reason: str,
     best: Settlement | None = None,
 ) -> Settlement:
-    settings = situation.settings
+    settings = wuhan_settings(situation.settings)
     mults = tuple(
         Multiplier.of(standing_factors(settings, special, p.melds, p.laid_out))
         for p in situation.players

@@ -14,6 +14,7 @@ from laizi.rules.situation import (
     check_hand_size,
     check_seat,
 )
+from laizi.rules.wuhan.settings import wuhan_settings
 from laizi.rules.wuhan.specials import indicator_and_laizi, special_tiles
 from laizi.tiles import KINDS, format_tile
 
@@ -56,7 +57,7 @@ def check_situation(s: WinSituation) -> None:
         raise InputError("winning_tile", f"not a tile id: {s.winning_tile!r}")
     if len(s.players) != 4:
         raise InputError("players", f"must list four seats, not {len(s.players)}")
-    special = special_tiles(s.settings.variant, s.indicator)
+    special = special_tiles(wuhan_settings(s.settings).variant, s.indicator)
     tile = s.winning_tile
     name = format_tile(tile)
     if s.win != "self_draw":
