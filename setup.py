@@ -57,6 +57,16 @@ def _warn(message: str) -> None:
     print(f"laizi build: {message}", file=sys.stderr)
 
 
+# mypy's analysis for the build reads laizi's sources and the standard library's stubs that ship
+# with mypy, and nothing installed: not the build environment, and not the environment laizi is
+# being installed into (mypy reads that one's site-packages otherwise: in a fresh environment a
+# first `pip install` found no numpy and built pure Python, a second one, after the test extras,
+# compiled).  The third-party modules the analysis reaches (numpy in laizi.env.table; gymnasium
+# and pettingzoo through laizi.env) are `Any` to it, whatever is installed; pyproject's mypy
+# settings apply otherwise (the sections for modules not analysed here are unused).
+MYPY_FLAGS = ("--no-warn-unused-configs", "--no-site-packages", "--ignore-missing-imports")
+
+
 def _extensions() -> tuple[list[Any], str]:
     """The extension modules to build, or none and why."""
     if MODE == "pure":
@@ -65,8 +75,7 @@ def _extensions() -> tuple[list[Any], str]:
     try:
         from mypyc.build import mypycify
 
-        # pyproject's mypy settings apply; the sections for modules not compiled here are unused.
-        return mypycify(["--no-warn-unused-configs", *paths], opt_level="3"), ""
+        return mypycify([*MYPY_FLAGS, *paths], opt_level="3"), ""
     except (Exception, SystemExit) as error:  # any failure: build pure (unless told otherwise)
         if MODE == "compiled":
             raise
