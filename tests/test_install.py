@@ -1,8 +1,9 @@
-"""The README's first command builds the compiled modules.
+"""The README's first command builds the compiled modules, and a build that can't says why.
 
 mypyc's analysis reads laizi's sources and mypy's own standard-library stubs, nothing installed
 (``setup.py``, docs/speed.md): a fresh virtual environment gets the compiled build from its
-first ``pip install -e .``.  (Kept apart from ``test_build.py``, which
+first ``pip install -e .``.  When mypyc fails anyway, ``_build_info.json`` keeps its error and
+``laizi --version`` shows the first line.  (Kept apart from ``test_build.py``, which
 ``scripts/test.sh`` runs twice: these build from a copy of the repository, once is enough.)
 """
 
@@ -21,6 +22,16 @@ import laizi
 from laizi import _native
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Loads setup.py under another name (its `setup()` runs only as the main module), runs the
+# mypyc step of the build and writes the build record, as `pip install` would.
+MYPYC_STEP = """
+import runpy
+from pathlib import Path
+setup = runpy.run_path("setup.py", run_name="laizi_setup")
+extensions, reason, error = setup["_extensions"]()
+setup["write_build_info"](Path("src/laizi"), bool(extensions), reason, error, 0.0)
+"""
 
 
 def _repo_copy(tmp_path: Path) -> Path:
@@ -46,6 +57,41 @@ def _clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(extra)
     return env
+
+
+def test_a_failing_mypyc_records_its_error_and_version_shows_its_first_line(
+    tmp_path: Path,
+) -> None:
+    copy = _repo_copy(tmp_path)
+    wall = copy / "src" / "laizi" / "engine" / "wall.py"
+    source = wall.read_text(encoding="utf-8")
+    line = source.count("\n") + 2
+    wall.write_text(source + '\nPLANTED: int = "not an int"\n', encoding="utf-8")
+    step = subprocess.run(
+        [sys.executable, "-c", MYPYC_STEP],
+        cwd=copy,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert step.returncode == 0, step.stderr
+    info = json.loads((copy / "src" / "laizi" / "_build_info.json").read_text(encoding="utf-8"))
+    assert info["build"] == "pure"
+    assert info["reason"] == "mypyc not usable"
+    first = info["error"].splitlines()[0]
+    assert first.startswith(f"src/laizi/engine/wall.py:{line}: error: Incompatible types")
+    assert "laizi build: mypyc is not usable" in step.stderr
+    version = subprocess.run(
+        [sys.executable, "-c", "from laizi.cli import main; main()", "--version"],
+        env=_clean_env(PYTHONPATH=str(copy / "src")),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert version.returncode == 0, version.stderr
+    expected = f"laizi {laizi.__version__} — pure Python (mypyc not usable: {first})\n"
+    assert version.stdout == expected
 
 
 @pytest.mark.slow  # venv, dependencies, compile: ~70 s CPU (4 min wall at load 12 on 2 cores)
