@@ -10,20 +10,23 @@ truth; docs/speed.md says why and how).  Settings, read at build time:
 
 The build writes ``laizi/_build_info.json``: the build (``compiled`` / ``pure``), the compiler,
 and the SHA-256 of every source it compiled, so that a source edited later is never shadowed
-by its stale compiled module (``laizi._native`` checks at import).
+by its stale compiled module (``laizi._native`` checks at import); for a pure build, why, with
+mypyc's or the C compiler's error (``laizi --version`` shows its first line).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
+import io
 import json
 import os
 import sys
 import time
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from setuptools import Distribution, setup
 from setuptools.command.build_ext import build_ext
@@ -57,24 +60,52 @@ def _warn(message: str) -> None:
     print(f"laizi build: {message}", file=sys.stderr)
 
 
-def _extensions() -> tuple[list[Any], str]:
-    """The extension modules to build, or none and why."""
+# mypy's analysis for the build reads laizi's sources and the standard library's stubs that ship
+# with mypy, and nothing installed: not the build environment, and not the environment laizi is
+# being installed into (mypy reads that one's site-packages otherwise: in a fresh environment a
+# first `pip install` found no numpy and built pure Python, a second one, after the test extras,
+# compiled).  The third-party modules the analysis reaches (numpy in laizi.env.table; gymnasium
+# and pettingzoo through laizi.env) are `Any` to it, whatever is installed; pyproject's mypy
+# settings apply otherwise (the sections for modules not analysed here are unused).
+MYPY_FLAGS = ("--no-warn-unused-configs", "--no-site-packages", "--ignore-missing-imports")
+
+
+class _Tee(io.TextIOBase):
+    """Writes to two streams (mypyc's messages: to the terminal and to the build record)."""
+
+    def __init__(self, *streams: TextIO) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+def _extensions() -> tuple[list[Any], str, str]:
+    """The extension modules to build, or none, why, and mypyc's error."""
     if MODE == "pure":
-        return [], "LAIZI_BUILD=pure"
+        return [], "LAIZI_BUILD=pure", ""
     paths = [str(_source(m).relative_to(ROOT)) for m in MODULES]
+    messages = io.StringIO()
     try:
         from mypyc.build import mypycify
 
-        # pyproject's mypy settings apply; the sections for modules not compiled here are unused.
-        return mypycify(["--no-warn-unused-configs", *paths], opt_level="3"), ""
+        # mypyc prints its type errors, then exits: they are kept for the build record.
+        with contextlib.redirect_stdout(_Tee(sys.stdout, messages)):
+            return mypycify([*MYPY_FLAGS, *paths], opt_level="3"), "", ""
     except (Exception, SystemExit) as error:  # any failure: build pure (unless told otherwise)
         if MODE == "compiled":
             raise
-        _warn(f"mypyc is not usable ({error}); building pure Python")
-        return [], "mypyc not usable"
-
-
-EXTENSIONS, WHY_PURE = _extensions()
+        text = messages.getvalue().strip()
+        if not text or not isinstance(error, SystemExit):
+            text = "\n".join(filter(None, (text, f"{type(error).__name__}: {error}")))
+        _warn(f"mypyc is not usable ({text.splitlines()[0]}); building pure Python")
+        return [], "mypyc not usable", text
 
 
 def _compiler_version() -> str:
@@ -83,13 +114,35 @@ def _compiler_version() -> str:
     return f"mypyc {mypy.version.__version__}"
 
 
+def write_build_info(
+    package_dir: Path, built: bool, reason: str, error: str, seconds: float
+) -> None:
+    """Write ``_build_info.json``: what was built, and for a pure build why (with mypyc's or the
+    compiler's error, whose first line ``laizi --version`` shows)."""
+    info: dict[str, Any] = {"build": "compiled" if built else "pure"}
+    if built:
+        info["compiler"] = _compiler_version()
+        info["sources"] = {m: hashlib.sha256(_source(m).read_bytes()).hexdigest() for m in MODULES}
+        info["seconds"] = round(seconds, 1)
+    else:
+        info["reason"] = reason or "nothing compiled"
+        if error:
+            info["error"] = error
+    target = package_dir / "_build_info.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+
+
 class OptionalBuildExt(build_ext):
     """``build_ext`` that falls back to pure Python and records what it built."""
+
+    inplace: int  # build_ext's option (`--inplace`, and editable installs)
 
     def run(self) -> None:
         started = time.perf_counter()
         built = False
-        reason = WHY_PURE
+        reason, error_text = WHY_PURE, MYPYC_ERROR
+        inplace = self.inplace  # setuptools clears it while building, and leaves it so on a failure
         if self.extensions:
             try:
                 super().run()
@@ -98,10 +151,12 @@ class OptionalBuildExt(build_ext):
                 if MODE == "compiled":
                     raise
                 _warn(f"compiling failed ({error}); building pure Python")
-                reason = "no working C compiler"
+                reason, error_text = "no working C compiler", f"{type(error).__name__}: {error}"
+            self.inplace = inplace
         if not built:
             self._remove_compiled()
-        self._write_info(built, reason, time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        write_build_info(self._package_dir(), built, reason, error_text, seconds)
 
     def _package_dir(self) -> Path:
         return (SRC if self.inplace else Path(self.build_lib)) / "laizi"
@@ -116,20 +171,6 @@ class OptionalBuildExt(build_ext):
         for path in base.glob("*__mypyc*"):
             path.unlink(missing_ok=True)
 
-    def _write_info(self, built: bool, reason: str, seconds: float) -> None:
-        info: dict[str, Any] = {"build": "compiled" if built else "pure"}
-        if built:
-            info["compiler"] = _compiler_version()
-            info["sources"] = {
-                m: hashlib.sha256(_source(m).read_bytes()).hexdigest() for m in MODULES
-            }
-            info["seconds"] = round(seconds, 1)
-        else:
-            info["reason"] = reason or "nothing compiled"
-        target = self._package_dir() / "_build_info.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-
     def get_outputs(self) -> list[str]:
         return [path for path in super().get_outputs() if Path(path).exists()]
 
@@ -139,8 +180,11 @@ class LaiziDistribution(Distribution):
         return True  # build_ext always runs: it records the build, compiled or pure
 
 
-setup(
-    ext_modules=EXTENSIONS,
-    cmdclass={"build_ext": OptionalBuildExt},
-    distclass=LaiziDistribution,
-)
+if __name__ == "__main__":  # setuptools runs this file as the main module; tests/test_build.py
+    # loads it under another name to call `_extensions` and `write_build_info` on a planted error.
+    EXTENSIONS, WHY_PURE, MYPYC_ERROR = _extensions()
+    setup(
+        ext_modules=EXTENSIONS,
+        cmdclass={"build_ext": OptionalBuildExt},
+        distclass=LaiziDistribution,
+    )

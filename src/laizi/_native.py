@@ -163,14 +163,22 @@ def build() -> str:
     return "compiled"
 
 
+def _first_line(text: object) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
 def describe() -> str:
-    """One line for ``laizi --version``: the build and, when compiled, by what."""
+    """One line for ``laizi --version``: the build and, when compiled, by what; when pure, why
+    (with the first line of the error a failed build recorded)."""
     which = build()
     if which == "pure":
         info = build_info()
         why = "LAIZI_PURE=1" if _pure_forced() else info.get("reason") or "not compiled"
         if _FINDER is not None and _FINDER.stale and not _pure_forced():
             why = "stale build: " + ", ".join(_FINDER.stale)
+        elif not _pure_forced() and (error := _first_line(info.get("error"))):
+            why += f": {error}"  # mypyc's first error, or the C compiler's
         return f"pure Python ({why})"
     info = build_info()
     return f"compiled ({info.get('compiler', 'unknown compiler')}, {len(COMPILED_MODULES)} modules)"
