@@ -415,7 +415,7 @@ class Cluster:
         self.store.discard_staged(room.id)
         self.store.release(room.id)
         hub.held = [(c, m) for c, m in hub.held if c.room is not room]
-        for conn, _ in room._conns():
+        for conn, _ in room.conns():
             conn.room, conn.seat = None, None
             self.close(conn)
         if isinstance(hub.quotas, ClusterQuotas):

@@ -47,7 +47,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from laizi import jsonsafe
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
-from laizi.server.bot_notes import notes_of
 from laizi.server.cluster.shared import ClusterQuotas
 from laizi.server.hub import hub_of
 from laizi.server.limits import MESSAGE_TEXT, LimitError, Owner
@@ -428,7 +427,7 @@ async def hand_notes(request: Request) -> Response:
     number = request.path_params["number"]
     return await _at_owner(
         request,
-        lambda room: JSONResponse({"notes": notes_of(room, number)}),
+        lambda room: JSONResponse({"notes": room.notes.of(number)}),
         lambda: JSONResponse({"notes": []}),
     )
 
