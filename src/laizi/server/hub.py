@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 
 from laizi.rules import Settings
 from laizi.server.accounts import Accounts
-from laizi.server.api import after_join, before_join, mark_guests
+from laizi.server.joining import after_join, before_join, mark_guests
 from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
 from laizi.server.protocol import (
     Act,
@@ -226,7 +226,7 @@ class Hub:
                         f"观众已满 / this room has its {self.limits.spectators_per_room} "
                         "spectators",
                     )
-                message = before_join(self, conn, message)
+                message = before_join(self.accounts, room, conn, message)
                 room.join(conn, message)
                 after_join(room, conn, message)
             else:

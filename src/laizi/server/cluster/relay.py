@@ -41,7 +41,7 @@ import websockets
 from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from laizi import jsonsafe
@@ -440,9 +440,15 @@ async def cluster_healthz(request: Request) -> Response:
     return JSONResponse(body)
 
 
-def cluster_routes() -> list[Route]:
+async def _cluster_websocket(ws: WebSocket) -> None:
+    """``/ws`` of a process in a cluster (:func:`serve_cluster_websocket`)."""
+    await serve_cluster_websocket(hub_of(ws.app).cluster, ws)
+
+
+def cluster_routes() -> list[BaseRoute]:
     """Routes that take the place of the single process's ones (listed before them)."""
     return [
+        WebSocketRoute("/ws", _cluster_websocket),
         Route("/healthz", cluster_healthz),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
