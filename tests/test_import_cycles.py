@@ -128,21 +128,27 @@ def test_no_import_circle_in_the_server() -> None:
     )
 
 
+def plant(root: Path, modules: dict[str, str]) -> Path:
+    """A package ``laizi`` under ``root``: module path (``sub/b``) → its text; every folder gets
+    an empty ``__init__.py``."""
+    for name, text in {"__init__": "", **modules}.items():
+        path = root / "laizi" / f"{name}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.parent / "__init__.py").touch()
+        path.write_text(text)
+    return root
+
+
 def test_the_graph_sees_top_level_imports_only(tmp_path: Path) -> None:
-    pkg = tmp_path / "laizi"
-    (pkg / "sub").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "sub" / "__init__.py").write_text("")
-    (pkg / "a.py").write_text(
+    a = (
         "from typing import TYPE_CHECKING\n"
         "from laizi.sub import b\n"
         "if TYPE_CHECKING:\n    from laizi import c\n"
         "def f():\n    from laizi import d\n"
         "try:\n    from . import e\nexcept ImportError:\n    pass\n"
     )
-    for name in "bcde":
-        folder = pkg / "sub" if name == "b" else pkg
-        (folder / f"{name}.py").write_text("import os\n")
+    leaf = "import os\n"
+    plant(tmp_path, {"a": a, "sub/b": leaf, "c": leaf, "d": leaf, "e": leaf})
     graph = import_graph(tmp_path)
     assert graph["laizi.a"] == {"laizi", "laizi.sub", "laizi.sub.b", "laizi.e"}
     assert cycles(graph) == []
@@ -151,24 +157,23 @@ def test_the_graph_sees_top_level_imports_only(tmp_path: Path) -> None:
 
 
 def test_a_planted_cycle_is_found(tmp_path: Path) -> None:
-    pkg = tmp_path / "laizi"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "x.py").write_text("from laizi.y import f\n")
-    (pkg / "y.py").write_text("from laizi import z\ndef f(): pass\n")
-    (pkg / "z.py").write_text("import laizi.x\n")
-    (pkg / "w.py").write_text("from laizi.x import f\n")  # leads into the circle, not part of it
-    assert cycles(import_graph(tmp_path)) == [["laizi.x", "laizi.y", "laizi.z"]]
+    modules = {
+        "x": "from laizi.y import f\n",
+        "y": "from laizi import z\ndef f(): pass\n",
+        "z": "import laizi.x\n",
+        "w": "from laizi.x import f\n",  # leads into the circle, not part of it
+    }
+    assert cycles(import_graph(plant(tmp_path, modules))) == [["laizi.x", "laizi.y", "laizi.z"]]
 
 
 def test_a_circle_through_a_function_or_a_type_is_found(tmp_path: Path) -> None:
-    pkg = tmp_path / "laizi"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "x.py").write_text("import laizi.y\n")
-    (pkg / "y.py").write_text("def f():\n    from laizi import x\n")
-    (pkg / "z.py").write_text("import typing\nif typing.TYPE_CHECKING:\n    import laizi.w\n")
-    (pkg / "w.py").write_text("from laizi import z\n")
+    modules = {
+        "x": "import laizi.y\n",
+        "y": "def f():\n    from laizi import x\n",
+        "z": "import typing\nif typing.TYPE_CHECKING:\n    import laizi.w\n",
+        "w": "from laizi import z\n",
+    }
+    plant(tmp_path, modules)
     assert cycles(import_graph(tmp_path)) == []
     found = cycles(import_graph(tmp_path, deferred=True))
     assert found == [["laizi.w", "laizi.z"], ["laizi.x", "laizi.y"]]
