@@ -87,43 +87,36 @@ def test_a_bad_explain_bots_value_is_refused(server: ServerProcess) -> None:
 
 
 def test_notes_are_kept_for_the_room() -> None:
-    from laizi.server.bot_notes import flush_notes, notes_of, take_note
+    from laizi.server.bot_notes import KEPT_HANDS, BotNotes
 
-    class _Table:
-        explain_bots = True
-
-    class _Match:
-        hands_played = 3
-
-    class _Room:
-        table = _Table()
-        match = _Match()
-        live = True
-
-        def __init__(self) -> None:
-            self.hand_events = [{"type": "start"}, {"type": "deal"}]
-            self.sent: list[tuple[str, dict[str, Any]]] = []
-
-        def _conns(self) -> list[tuple[str, int | None]]:
-            return [("a", 0), ("b", None)]
-
-        def post(self, conn: str, message: dict[str, Any]) -> None:
-            self.sent.append((conn, message))
+    sent: list[dict[str, Any]] = []
+    events = [{"type": "start"}, {"type": "deal"}]
+    hand = [3]
+    notes = BotNotes(
+        True, live=lambda: True, hand=lambda: hand[0], seq=lambda: len(events), tell=sent.extend
+    )
 
     class _Bot:
         def __init__(self) -> None:
             self.last_note = {"en": "x" * 500, "zh": "弃和"}
 
-    room = _Room()
-    take_note(room, 2, _Bot())
-    take_note(room, 1, object())  # no note: nothing kept
-    assert room.sent == []
-    flush_notes(room)
+    notes.take(2, _Bot())
+    notes.take(1, object())  # no note: nothing kept
+    assert sent == []
+    notes.flush()
     note = {"type": "bot_note", "hand": 3, "seat": 2, "seq": 2, "en": "x" * 200, "zh": "弃和"}
-    assert room.sent == [("a", note), ("b", note)]
-    assert notes_of(room, 3) == [note] and notes_of(room, 4) == []
-    flush_notes(room)  # flushed once only
-    assert len(room.sent) == 2
+    assert sent == [note]
+    assert notes.of(3) == [note] and notes.of(4) == []
+    notes.flush()  # flushed once only
+    assert len(sent) == 1
+    for hand[0] in range(4, 4 + KEPT_HANDS):  # the last KEPT_HANDS hands are kept
+        notes.take(0, _Bot())
+        notes.flush()
+    assert notes.of(3) == [] and notes.of(4 + KEPT_HANDS - 1) != []
+    quiet = BotNotes(False, live=lambda: True, hand=lambda: 0, seq=lambda: 0, tell=sent.extend)
+    quiet.take(0, _Bot())  # explain_bots off: nothing kept
+    quiet.flush()
+    assert len(sent) == 1 + KEPT_HANDS and quiet.of(0) == []
 
 
 # --- the web client's panel (laizi/web/static/botnotes.js) in a real browser -------------------

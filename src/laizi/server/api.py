@@ -10,14 +10,11 @@ cannot send, on top of the SameSite cookie.
 from __future__ import annotations
 
 import math
-import secrets
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import msgspec
-from sqlalchemy import select
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -26,23 +23,16 @@ from laizi import jsonsafe
 from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
 from laizi.server.booking import Bookings, retry_seconds_from_env
 from laizi.server.limits import LimitError, LobbyCache
-from laizi.server.names import NameRefused, normalize_name
-from laizi.server.protocol import ProtocolError
 from laizi.server.ratings import (
     GAMES,
     leaderboard,
-    link_seat,
     match_history,
-    seat_accounts,
-    seat_of_account,
     standings_of,
-    unlink_seat,
 )
 
 if TYPE_CHECKING:
     from laizi.server.hub import Hub
-    from laizi.server.protocol import Join
-    from laizi.server.room import Conn, Room
+    from laizi.server.room import Room
 
 __all__ = ["COOKIE", "api_routes", "attach", "current_account"]
 
@@ -61,95 +51,6 @@ def attach(hub: Hub) -> Accounts:
     bookings.book_pending()
     bookings.start_timer()
     return accounts
-
-
-GUEST_MARK = " (游客)"
-"""Added to a guest's chosen name when an account has that name or one that looks like it (one
-look-alike key, ``laizi.server.names.name_skeleton``): nobody passes for another."""
-
-
-def before_join(hub: Hub, conn: Conn, message: Join) -> Join:
-    """A logged-in player sits under the account's name, on one seat of a room at most; a guest
-    chooses a name — normalised and refused like an account's (``laizi.server.names``) — marked
-    as a guest's when it is an account's.  (Every guest's seat is also flagged ``guest`` for all
-    to see.)"""
-    account = conn.account
-    if message.spectate:
-        return message
-    if account is not None:
-        _one_seat(hub, conn, message)
-        if message.token is not None:
-            return message
-        return msgspec.structs.replace(message, name=account.name)
-    if message.token is not None:
-        return message
-    if not message.name.strip():
-        return msgspec.structs.replace(message, name="")
-    try:
-        name = normalize_name(message.name)
-    except NameRefused as error:
-        raise ProtocolError(error.code, error.en, error.zh) from None
-    if hub.accounts is not None and hub.accounts.look_alike(name) is not None:
-        name = name[: 32 - len(GUEST_MARK)] + GUEST_MARK
-    return msgspec.structs.replace(message, name=name)
-
-
-def mark_guests(room: Room) -> None:
-    """After a restart: a person's seat booked to no account is a guest's."""
-    with room.store.engine.connect() as c:
-        linked = set(
-            c.execute(
-                select(seat_accounts.c.seat).where(seat_accounts.c.room_id == room.id)
-            ).scalars()
-        )
-    for index, seat in enumerate(room.seats):
-        seat.guest = seat.kind == "human" and index not in linked
-
-
-def _one_seat(hub: Hub, conn: Conn, message: Join) -> None:
-    """An account holds one seat of a room: a second seat (another tab or device with the same
-    session) is refused; coming back to its own seat with the token is not."""
-    room = hub.rooms.get(message.room.upper())
-    if room is None or conn.account is None:
-        return
-    held = {
-        i
-        for i, s in enumerate(room.seats)
-        if any(c.account is not None and c.account.id == conn.account.id for c in s.conns)
-    }
-    linked = seat_of_account(room.store.engine, room.id, conn.account.id)
-    if linked is not None and room.seats[linked].kind == "human":
-        held.add(linked)
-    if not held:
-        return
-    if message.token is not None:
-        wanted = next(
-            (
-                i
-                for i, s in enumerate(room.seats)
-                if s.token and secrets.compare_digest(s.token, message.token)
-            ),
-            None,
-        )
-        if wanted is None or wanted in held:
-            return  # the room answers a bad token; one's own seat may be rejoined
-    seat = min(held)
-    raise ProtocolError(
-        "already_seated",
-        f"your account already holds seat {seat} of this room; an account may take only one "
-        "seat (reconnect to it with its token)",
-        f"你的账号已坐在本房间的 {seat} 号座位，一个账号只能占一个座位（请用该座位的令牌重连）",
-    )
-
-
-def after_join(room: Room, conn: Conn, message: Join) -> None:
-    """Book a newly taken seat to the account that took it (a guest's seat to nobody)."""
-    if conn.seat is None or message.token is not None or message.spectate:
-        return
-    if conn.account is not None:
-        link_seat(room.store.engine, room.id, conn.seat, conn.account.id)
-    else:
-        unlink_seat(room.store.engine, room.id, conn.seat)
 
 
 def current_account(accounts: Accounts, connection: HTTPConnection) -> Account | None:

@@ -19,7 +19,6 @@ from starlette.routing import BaseRoute, WebSocketRoute
 
 from laizi.hand import load_tables
 from laizi.server.api import api_routes, attach
-from laizi.server.bot_notes import note_routes
 from laizi.server.botseat import bot_websocket
 from laizi.server.bottokens import bot_token_routes
 from laizi.server.errors import ErrorBodies
@@ -139,7 +138,6 @@ def create_app(
         *web_routes(),
         *schema_routes(),
         *summary_routes(),
-        *note_routes(),  # the bots' reasons for the replay (explain_bots)
         *table_routes(),
         WebSocketRoute("/ws", websocket),
         WebSocketRoute("/ws/bot", bot_websocket),  # outside bots: docs/bot-protocol.md

@@ -11,9 +11,9 @@ per note (docs/protocol.md):
 and ``seq`` the index in that record of the first event the decision produced, so a settlement or
 a replay can put each reason beside the move.  Nothing is sent during the hand: a reason tells
 what the bot holds (and what it passed), which the other players must not learn while it
-matters.  The room keeps the notes of its last :data:`KEPT_HANDS` hands (``notes_of``) for a
+matters.  The room keeps the notes of its last :data:`KEPT_HANDS` hands (:meth:`BotNotes.of`) for a
 viewer who comes back after the hand, and ``GET /api/rooms/{code}/hands/{h}/notes``
-(:func:`note_routes`) gives them to the web replay, which shows each at its step.
+(``laizi.server.routes``) gives them to the web replay, which shows each at its step.
 
 >>> class _Bot:
 ...     last_note = {"en": "folded", "zh": "弃和"}
@@ -25,21 +25,10 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-
-__all__ = [
-    "KEPT_HANDS",
-    "MAX_NOTE",
-    "clean_note",
-    "flush_notes",
-    "note_routes",
-    "notes_of",
-    "take_note",
-]
+__all__ = ["KEPT_HANDS", "MAX_NOTE", "BotNotes", "clean_note"]
 
 KEPT_HANDS = 16
 """Hands whose notes a room keeps in memory."""
@@ -60,55 +49,51 @@ def clean_note(bot: Any) -> dict[str, str] | None:
     return {"en": en[:MAX_NOTE], "zh": zh[:MAX_NOTE]}
 
 
-def take_note(room: Any, seat: int, bot: Any) -> None:
-    """Called just before a bot's action is played: keep its reason (``explain_bots`` only)."""
-    if not room.table.explain_bots or not room.live:
-        return
-    note = clean_note(bot)
-    if note is None:
-        return
-    pending: list[dict[str, Any]] = room.__dict__.setdefault("bot_notes_pending", [])
-    pending.append(
-        {
-            "type": "bot_note",
-            "hand": room.match.hands_played,
-            "seat": seat,
-            "seq": len(room.hand_events),
-            **note,
-        }
-    )
+class BotNotes:
+    """A room's bot notes: the current hand's, sent when it is over, and the last hands' kept."""
 
+    def __init__(
+        self,
+        explain: bool,
+        live: Callable[[], bool],
+        hand: Callable[[], int],
+        seq: Callable[[], int],
+        tell: Callable[[list[dict[str, Any]]], None],
+    ) -> None:
+        """``explain``: the table's ``explain_bots``; ``live``: whether the room runs (not being
+        rebuilt); ``hand``: the number of the hand in play; ``seq``: how many events its record
+        holds; ``tell``: send messages to every viewer of the room."""
+        self.explain = explain
+        self.live = live
+        self.hand = hand
+        self.seq = seq
+        self.tell = tell
+        self.pending: list[dict[str, Any]] = []
+        """The notes of the hand in play."""
+        self.kept: dict[int, list[dict[str, Any]]] = {}
+        """Hand number → the notes sent after it (the last :data:`KEPT_HANDS`)."""
 
-def flush_notes(room: Any) -> None:
-    """Called once the hand is over: send every viewer the hand's notes, and keep them."""
-    pending: list[dict[str, Any]] = room.__dict__.pop("bot_notes_pending", [])
-    if not pending:
-        return
-    kept: dict[int, list[dict[str, Any]]] = room.__dict__.setdefault("bot_notes_kept", {})
-    kept[pending[0]["hand"]] = pending
-    for old in sorted(kept)[:-KEPT_HANDS]:
-        del kept[old]
-    for conn, _seat in room._conns():
-        for message in pending:
-            room.post(conn, message)
+    def take(self, seat: int, bot: Any) -> None:
+        """Called just before a bot's action is played: keep its reason (``explain_bots`` only)."""
+        if not self.explain or not self.live():
+            return
+        note = clean_note(bot)
+        if note is None:
+            return
+        self.pending.append(
+            {"type": "bot_note", "hand": self.hand(), "seat": seat, "seq": self.seq(), **note}
+        )
 
+    def flush(self) -> None:
+        """Called once the hand is over: send every viewer the hand's notes, and keep them."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        self.kept[pending[0]["hand"]] = pending
+        for old in sorted(self.kept)[:-KEPT_HANDS]:
+            del self.kept[old]
+        self.tell(pending)
 
-def notes_of(room: Any, hand: int) -> list[dict[str, Any]]:
-    """The notes a room keeps of one finished hand ([] when none)."""
-    kept: dict[int, list[dict[str, Any]]] = room.__dict__.get("bot_notes_kept", {})
-    return list(kept.get(hand, []))
-
-
-async def _notes(request: Request) -> Response:
-    """``{"notes": [...]}``: the kept notes of a finished hand, as sent after it ([] when the
-    room is gone, the hand is not finished, or it was played without ``explain_bots``)."""
-    from laizi.server.hub import hub_of
-
-    room = hub_of(request.app).rooms.get(request.path_params["code"].upper())
-    notes = [] if room is None else notes_of(room, request.path_params["number"])
-    return JSONResponse({"notes": notes})
-
-
-def note_routes() -> list[Route]:
-    """The replay's notes: ``GET /api/rooms/{code}/hands/{number}/notes``."""
-    return [Route("/api/rooms/{code}/hands/{number:int}/notes", _notes)]
+    def of(self, hand: int) -> list[dict[str, Any]]:
+        """The notes kept of one finished hand ([] when none)."""
+        return list(self.kept.get(hand, []))

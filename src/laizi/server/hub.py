@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 
 from laizi.rules import Settings
 from laizi.server.accounts import Accounts
-from laizi.server.api import after_join, before_join, mark_guests
+from laizi.server.joining import after_join, before_join, mark_guests
 from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
 from laizi.server.protocol import (
     Act,
@@ -226,26 +226,26 @@ class Hub:
                         f"观众已满 / this room has its {self.limits.spectators_per_room} "
                         "spectators",
                     )
-                message = before_join(self, conn, message)
+                message = before_join(self.accounts, room, conn, message)
                 room.join(conn, message)
                 after_join(room, conn, message)
             else:
-                room = conn.room
-                if room is None:
+                joined = conn.room
+                if joined is None:
                     raise ProtocolError("not_joined", "join a room first")
-                if isinstance(message, Act):
-                    room.act(conn, message)
+                if isinstance(message, Act):  # Room.act → Prompts.act → MatchFlow.play
+                    joined.act(conn, message)
                     return True
                 elif isinstance(message, Auto):
-                    room.set_auto(conn, message.on)
+                    joined.set_auto(conn, message.on)
                 elif isinstance(message, Leave):
-                    room.leave(conn)
+                    joined.leave(conn)
                 elif isinstance(message, Resync):
-                    room.catch_up(conn, message.last_seq)
+                    joined.catch_up(conn, message.last_seq)
                 elif isinstance(message, Ready):
-                    room.ready(conn, message)
+                    joined.ready(conn, message)
                 elif isinstance(message, Continue):
-                    room.continue_(conn)
+                    joined.continue_(conn)
         except ProtocolError as error:
             conn.send(error.to_message())
         return False

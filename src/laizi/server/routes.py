@@ -78,6 +78,15 @@ async def room_info(request: Request) -> Response:
     return JSONResponse(room.info())
 
 
+async def hand_notes(request: Request) -> Response:
+    """``{"notes": [...]}``: the kept bot notes of a finished hand, as sent after it ([] when
+    the room is gone, the hand is not finished, or it was played without ``explain_bots``;
+    ``laizi.server.bot_notes``)."""
+    room = hub_of(request.app).rooms.get(request.path_params["code"].upper())
+    notes = [] if room is None else room.notes.of(request.path_params["number"])
+    return JSONResponse({"notes": notes})
+
+
 async def body_too_large(request: Request, _exc: Exception) -> Response:
     """A body over ``max_body_bytes`` (:class:`laizi.server.limits.BodyLimit`): 413."""
     return JSONResponse(too_large_response(hub_of(request.app).limits.max_body_bytes), 413)
@@ -88,4 +97,6 @@ def table_routes() -> list[Route]:
         Route("/healthz", healthz),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
+        # the bots' reasons for the replay (explain_bots)
+        Route("/api/rooms/{code}/hands/{number:int}/notes", hand_notes),
     ]

@@ -47,7 +47,7 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     claim_window_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
     """With a person at the table: how long every discard (and added kong) waits before play
     goes on, whether anybody may claim it or not; bots and seats on auto-play decide their claims
-    while it runs (``room/ahead.py``), and its end only releases the events.  None (the
+    while it runs (``room/claims.py``), and its end only releases the events.  None (the
     default): ``bot_delay_ms``, so a bot's claim comes when it always did."""
     entropy_wait_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
     """How long a deal waits for the contributions of the clients that give one (protocol 1.1);

@@ -56,13 +56,8 @@ class Outbox:
 
 
 async def websocket(ws: WebSocket) -> None:
-    """``/ws``: refused (1008) beyond the address's connection quota, else served."""
-    cluster = hub_of(ws.app).cluster
-    if cluster is not None:  # shared limits, and the forwarding to a room's owner
-        from laizi.server.cluster.relay import serve_cluster_websocket
-
-        await serve_cluster_websocket(cluster, ws)
-        return
+    """``/ws``: refused (1008) beyond the address's connection quota, else served.  (In a
+    cluster, ``laizi.server.cluster.relay.cluster_routes`` serves ``/ws`` instead.)"""
     await ws.accept()
     address = ws.client.host if ws.client is not None else ""
     quotas = hub_of(ws.app).quotas

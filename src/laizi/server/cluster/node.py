@@ -29,7 +29,7 @@ import secrets
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import redis.asyncio as aioredis
@@ -48,7 +48,6 @@ from laizi.server.limits import MESSAGE_TEXT
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
-    from laizi.server.cluster.relay import Relay
     from laizi.server.hub import Hub
     from laizi.server.room import Conn
 
@@ -57,6 +56,16 @@ __all__ = ["Cluster", "ClusterConfig"]
 log = logging.getLogger("laizi.server.cluster")
 
 LIVE = ("waiting", "playing")
+
+
+class Forwarding(Protocol):
+    """A connection forwarded to a room's owner (:class:`laizi.server.cluster.relay.Relay`)."""
+
+    node: str
+    """The process it is forwarded to."""
+
+    def moved(self) -> None:
+        """The room moved to another process: connect again."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +103,7 @@ class Cluster:
         """Rooms being made or taken here: leased, not yet in the hub."""
         self.sockets: dict[Conn, WebSocket] = {}
         """This process's client connections (a dropped room closes its own)."""
-        self.relays: dict[str, set[Relay]] = {}
+        self.relays: dict[str, set[Forwarding]] = {}
         """Connections forwarded to another process, by room code."""
         self.orphan_since: dict[str, float] = {}
         self.lobby_sent: dict[str, str] = {}
@@ -415,7 +424,7 @@ class Cluster:
         self.store.discard_staged(room.id)
         self.store.release(room.id)
         hub.held = [(c, m) for c, m in hub.held if c.room is not room]
-        for conn, _ in room._conns():
+        for conn, _ in room.conns():
             conn.room, conn.seat = None, None
             self.close(conn)
         if isinstance(hub.quotas, ClusterQuotas):

@@ -41,13 +41,12 @@ import websockets
 from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from laizi import jsonsafe
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
-from laizi.server.bot_notes import notes_of
 from laizi.server.cluster.shared import ClusterQuotas
 from laizi.server.hub import hub_of
 from laizi.server.limits import MESSAGE_TEXT, LimitError, Owner
@@ -428,7 +427,7 @@ async def hand_notes(request: Request) -> Response:
     number = request.path_params["number"]
     return await _at_owner(
         request,
-        lambda room: JSONResponse({"notes": notes_of(room, number)}),
+        lambda room: JSONResponse({"notes": room.notes.of(number)}),
         lambda: JSONResponse({"notes": []}),
     )
 
@@ -441,9 +440,15 @@ async def cluster_healthz(request: Request) -> Response:
     return JSONResponse(body)
 
 
-def cluster_routes() -> list[Route]:
+async def _cluster_websocket(ws: WebSocket) -> None:
+    """``/ws`` of a process in a cluster (:func:`serve_cluster_websocket`)."""
+    await serve_cluster_websocket(hub_of(ws.app).cluster, ws)
+
+
+def cluster_routes() -> list[BaseRoute]:
     """Routes that take the place of the single process's ones (listed before them)."""
     return [
+        WebSocketRoute("/ws", _cluster_websocket),
         Route("/healthz", cluster_healthz),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),

@@ -25,7 +25,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -34,10 +34,7 @@ from laizi.server.cluster import scripts
 from laizi.server.limits import LobbyCache, Owner, Quotas, ServerLimits
 from laizi.server.login_guard import LoginGuard, LoginRefused
 
-if TYPE_CHECKING:
-    from laizi.server.cluster.node import Cluster
-
-__all__ = ["ClusterLobby", "ClusterQuotas", "SharedLoginGuard", "SharedRateLimiter"]
+__all__ = ["ClusterLink", "ClusterLobby", "ClusterQuotas", "SharedLoginGuard", "SharedRateLimiter"]
 
 log = logging.getLogger("laizi.server.cluster")
 T = TypeVar("T")
@@ -48,7 +45,27 @@ REDIS_WAIT_S = 5.0
 """How long a password thread waits for Redis before using the in-process counts."""
 
 
-def _from_thread(cluster: Cluster, coro: Coroutine[Any, Any, T]) -> T:
+class ClusterLink(Protocol):
+    """What the shared limits use of their process's cluster
+    (:class:`laizi.server.cluster.node.Cluster`)."""
+
+    loop: asyncio.AbstractEventLoop
+    redis: Any
+
+    def key(self, name: str) -> str: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+    async def cool_down(self, address: str) -> None: ...
+
+    async def room_closed(self, code: str) -> None: ...
+
+    def lobby_changed(self) -> None: ...
+
+    async def lobby_entries(self) -> list[str]: ...
+
+
+def _from_thread(cluster: ClusterLink, coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` on the server's event loop from a password thread and wait for it."""
     loop = cluster.loop
     try:
@@ -65,7 +82,7 @@ class SharedLoginGuard(LoginGuard):
     """Failed logins counted in Redis for every process (the same rules as
     :class:`~laizi.server.login_guard.LoginGuard`, whose in-process counts are the fallback)."""
 
-    def __init__(self, cluster: Cluster, window: float) -> None:
+    def __init__(self, cluster: ClusterLink, window: float) -> None:
         super().__init__(window=window)
         self.cluster = cluster
 
@@ -125,7 +142,7 @@ class SharedRateLimiter(RateLimiter):
     """A sliding window of hits per key, counted in Redis for every process (the in-process
     :class:`~laizi.server.accounts.RateLimiter` is the fallback)."""
 
-    def __init__(self, cluster: Cluster, name: str, limit: int, window: float) -> None:
+    def __init__(self, cluster: ClusterLink, name: str, limit: int, window: float) -> None:
         super().__init__(limit, window)
         self.cluster = cluster
         self.name = name
@@ -164,7 +181,7 @@ class ClusterQuotas(Quotas):
     per address are counted by :meth:`laizi.server.cluster.node.Cluster.connect`; the limits
     of one process (``max_rooms``, ``bot_rooms``) stay per process."""
 
-    def __init__(self, limits: ServerLimits, cluster: Cluster) -> None:
+    def __init__(self, limits: ServerLimits, cluster: ClusterLink) -> None:
         super().__init__(limits)
         self.cluster = cluster
 
@@ -218,7 +235,7 @@ class ClusterLobby(LobbyCache):
     (:meth:`laizi.server.cluster.node.Cluster.publish_lobby`); a snapshot is their union,
     rebuilt at most every ``lobby_cache_ms`` and served in pages like one process's."""
 
-    def __init__(self, cluster: Cluster, ttl_ms: int) -> None:
+    def __init__(self, cluster: ClusterLink, ttl_ms: int) -> None:
         super().__init__(lambda: (), lambda room: {}, ttl_ms)
         self.cluster = cluster
 

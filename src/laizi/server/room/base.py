@@ -1,4 +1,4 @@
-"""A room's values (connections, seats, timers, prompts) and the state every concern shares."""
+"""A room's values: connections, seats, prompts, its clock and timers, the hand in play."""
 
 from __future__ import annotations
 
@@ -6,21 +6,13 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol
 
 from laizi.bots import Bot
-from laizi.engine import Action, Match, make_ruleset
-from laizi.engine.events import number
+from laizi.engine import Action
 from laizi.engine.state import HandState
-from laizi.rules import Settings
-from laizi.server.entropy import PendingDeal
-from laizi.server.store import Store
-from laizi.server.table import TableSettings
-
-if TYPE_CHECKING:
-    from laizi.server.room import Room
+from laizi.server.protocol import Act, Ready
 
 log = logging.getLogger("laizi.server")
 
@@ -31,6 +23,33 @@ VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)
 
 def new_code(length: int = 6) -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(length))
+
+
+class JoinedRoom(Protocol):
+    """What a connection's room (:class:`laizi.server.room.Room`) offers the hub and a bot seat:
+    a client's messages, and what the bot seat reads of the table."""
+
+    code: str
+
+    @property
+    def state(self) -> HandState | None: ...
+
+    @property
+    def prompts(self) -> dict[int, Prompt]: ...
+
+    def act(self, conn: Conn, msg: Act) -> None: ...
+
+    def set_auto(self, conn: Conn, on: bool) -> None: ...
+
+    def leave(self, conn: Conn) -> None: ...
+
+    def catch_up(self, conn: Conn, last_seq: int | None) -> None: ...
+
+    def ready(self, conn: Conn, msg: Ready) -> None: ...
+
+    def continue_(self, conn: Conn) -> None: ...
+
+    def disconnect(self, conn: Conn) -> None: ...
 
 
 class Conn:
@@ -44,7 +63,7 @@ class Conn:
         self.send = send
         self.send_many = send_many or (lambda messages: list(map(send, messages)) and None)
         """Several messages at once (one frame)."""
-        self.room: Room | None = None
+        self.room: JoinedRoom | None = None
         self.seat: int | None = None
         self.spectator = False
         self.account: Any = None
@@ -56,25 +75,59 @@ class Conn:
 class Timer:
     """One cancellable timer of a room (a prompt's clock, a grace period, the next deal)."""
 
-    __slots__ = ("args", "fn", "handle", "room")
+    __slots__ = ("args", "clock", "fn", "handle")
 
-    def __init__(self, room: RoomBase, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
-        self.room = room
+    def __init__(self, clock: Clock, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+        self.clock = clock
         self.fn = fn
         self.args = args
-        self.handle: asyncio.Handle | None = None
+        self.handle: asyncio.TimerHandle | None = None
 
     def cancel(self) -> None:
         if self.handle is not None:
             self.handle.cancel()
-        self.room.timers.discard(self)
+        self.clock.timers.discard(self)
 
     def fire(self) -> None:
-        self.room.timers.discard(self)
+        self.clock.timers.discard(self)
         try:
             self.fn(*self.args)
         except Exception:  # a bug must not take the server down: log it, keep serving
-            log.exception("room %s: timer failed", self.room.code)
+            log.exception("room %s: timer failed", self.clock.code)
+
+
+class Clock:
+    """A room's clock: its cancellable timers, and whether the room runs at all (``live``)."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.timers: set[Timer] = set()
+        self.live = True
+        """False while being rebuilt from the database (nothing is sent, nothing scheduled), and
+        once halted."""
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return asyncio.get_running_loop()
+
+    def now(self) -> float:
+        return self.loop.time()
+
+    def later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> Timer:
+        """Call ``fn(*args)`` in ``delay_ms`` (a bug in it is logged, never raised)."""
+        timer = Timer(self, fn, args)
+        timer.handle = self.loop.call_later(delay_ms / 1000, timer.fire)
+        self.timers.add(timer)
+        return timer
+
+    def cancel_all(self) -> None:
+        for timer in list(self.timers):
+            timer.cancel()
+
+    def halt(self) -> None:
+        """Stop: nothing of the room is played, sent or written any more in this process."""
+        self.cancel_all()
+        self.live = False
 
 
 @dataclass
@@ -95,7 +148,7 @@ class Seat:
     """The player left (or the grace period ran out): the seat escapes at the first chance."""
     escape_after: int | None = None
     """The seat left during another seat's turn: the hand's event count then — its abandon
-    waits until that turn is decided (``Seating._escape_waits``)."""
+    waits until that turn is decided (``Seating.escape_waits``)."""
     guest: bool = False
     """A person without an account: everyone is shown so (``guest`` in the room's seats)."""
     away_auto: bool = False
@@ -112,177 +165,13 @@ class Prompt:
     handle: Timer | None = None
 
 
-class RoomBase:
-    """A room's state, its clock and what it tells everyone; the concerns are mixins
-    (:class:`laizi.server.room.Room`)."""
+class Hand:
+    """The hand in play (or the last one played): its state, its row in the database and its
+    record so far.  Set by the match flow; read by the parts that show or decide it."""
 
-    def __init__(
-        self,
-        store: Store,
-        room_id: int,
-        code: str,
-        rules: Settings,
-        table: TableSettings,
-        post: Callable[[Conn, dict[str, Any]], None] | None = None,
-        staged: Callable[[], None] | None = None,
-    ) -> None:
-        self.store = store
-        self.post: Callable[[Conn, dict[str, Any]], None] = post or (lambda c, m: c.send(m))
-        """How a message leaves: the hub holds it until the database has what it tells."""
-        self.staged: Callable[[], None] = staged or store.commit
-        """Called after an action's events are staged: the hub commits them soon."""
-        self.on_over: Callable[[Room], None] | None = None
-        """Called once the match is over (the hub forgets the room a while later)."""
-        self.id = room_id
-        self.code = code
-        self.rules = rules
-        self.ruleset = make_ruleset(rules)
-        self.table = table
-        self.status = "waiting"
-        self.seats = [Seat(bank=table.bank_seconds) for _ in range(4)]
-        self.spectators: set[Conn] = set()
-        self.match = Match(self.ruleset, dealer=0)
+    __slots__ = ("events", "id", "state")
+
+    def __init__(self) -> None:
         self.state: HandState | None = None
-        self.hand_id: int | None = None
-        self.hand_events: list[dict[str, Any]] = []
-        self.streams: dict[int | None, list[dict[str, Any]]] = {v: [] for v in VIEWERS}
-        self.hand_starts: dict[int | None, int] = {v: 0 for v in VIEWERS}
-        """Each viewer's sequence number before the current hand."""
-        self.base: dict[int | None, int] = {v: 0 for v in VIEWERS}
-        """Each viewer's sequence number before the first event kept in memory: the current
-        and the previous hand are kept (an older ``last_seq`` gets a snapshot)."""
-        self.seq: dict[int | None, int] = {v: 0 for v in VIEWERS}
-        self.prompts: dict[int, Prompt] = {}
-        self.timers: set[Timer] = set()
-        self.live = True
-        """False while being rebuilt from the database: nothing is sent, nothing scheduled."""
-        self.on_match_end: Callable[[Room], None] | None = None
-        """Called once the match is over (``laizi.server.booking`` books points and ratings)."""
-        self.gate: Timer | None = None
-        """The claim window's pause after a discard (tables with people): until it ends, events
-        wait in ``held``, the next turn is not asked and bots do not claim."""
-        self.held: list[dict[str, Any]] = []
-        self.after_gate: list[Callable[[], None]] = []
-        self.thinking: dict[int, tuple[Prompt, Future[Action]]] = {}
-        """Per seat: the claim its bot is deciding on a worker thread, during the pause
-        (``room/ahead.py``)."""
-        self.end_waits = False
-        """A hand that ends now, within the pause, ends when the pause does: it was ended by
-        the pause's own discard (the wall ran out) or by a decision made during the pause."""
-        self.pending: PendingDeal | None = None
-        """The next deal, committed to and waiting for the players' contributions."""
-        self.spectator_news: Timer | None = None
-        """The pending batched ``room`` message about spectators to the seated players."""
-        self.hint_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
-        """Per seat: the inputs of its last computed hints and those hints (``room/hints.py``)."""
-        self.hints_sent: dict[int, dict[str, Any]] = {}
-        """Per seat: the hints it was last sent."""
-        self.catching: set[Conn] = set()
-        """Connections whose catch-up waits for the claim window's pause to end: nothing is
-        streamed to them meanwhile (the catch-up sends it, in order)."""
-        self.comeback: set[int] = set()
-        """Seats whose player just reconnected, told to everyone after its catch-up."""
-        self.pause: Any = None
-        """The settlement's pause between two hands (``room/pause.py``'s ``Pause``), or None."""
-
-    def as_room(self) -> Room:
-        """This object as the :class:`~laizi.server.room.Room` it is a part of (for the type
-        checker: every concern's mixin is only ever used within a ``Room``)."""
-        return cast("Room", self)
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop:
-        return asyncio.get_running_loop()
-
-    def halt(self) -> None:
-        """Stop the room's clocks: nothing of it is played, sent or written any more in this
-        process (it is stopping, or another process took the room)."""
-        for timer in list(self.timers):
-            timer.cancel()
-        self.live = False
-
-    def _later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> Timer:
-        timer = Timer(self, fn, args)
-        timer.handle = self.loop.call_later(delay_ms / 1000, timer.fire)
-        self.timers.add(timer)
-        return timer
-
-    def info(self) -> dict[str, Any]:
-        """The public state of the room (no hidden information)."""
-        return {
-            "code": self.code,
-            "link": f"/r/{self.code}",
-            "status": self.status,
-            "rules": self.rules.to_json(),
-            "rules_hash": self.rules.short_hash(),
-            "table": self.table.to_json(),
-            "seats": [
-                {
-                    "seat": i,
-                    "kind": s.kind,
-                    "name": s.name,
-                    "connected": bool(s.conns) if s.kind == "human" else s.kind == "bot",
-                    "auto": s.auto_shown,
-                    "guest": s.guest,
-                }
-                for i, s in enumerate(self.seats)
-            ],
-            "hands_played": self.match.hands_played,
-            "totals": [number(x) for x in self.match.totals],
-            "dealer": self.match.dealer,
-            "spectators": len(self.spectators),
-            "records": [f"/api/rooms/{self.code}/hands/{n}" for n in range(self.finished_hands)],
-        }
-
-    @property
-    def finished_hands(self) -> int:
-        return self.match.hands_played
-
-    def _conns(self) -> list[tuple[Conn, int | None]]:
-        out: list[tuple[Conn, int | None]] = [(c, None) for c in self.spectators]
-        for i, s in enumerate(self.seats):
-            out += [(c, i) for c in s.conns]
-        return out
-
-    def _broadcast_info(self) -> None:
-        if not self.live:
-            return
-        message = {"type": "room", "room": self.info()}
-        for conn, _ in self._conns():
-            self.post(conn, message)
-
-    # -- what each concern offers the others (defined in its own module) ------------------
-    if TYPE_CHECKING:
-        # seating.py
-        def leave(self, conn: Conn) -> None: ...
-        def _grace_over(self, seat: int) -> None: ...
-        def _escape_waits(self, seat: int) -> bool: ...
-        # streams.py
-        def catch_up(self, conn: Conn, last_seq: int | None) -> None: ...
-        def _emit(self, events: list[dict[str, Any]]) -> None: ...
-        def _release(self) -> None: ...
-        # prompts.py
-        def _send_prompt(self, prompt: Prompt) -> None: ...
-        def _auto_move(self, seat: int, pid: int) -> None: ...
-        def _refresh_prompts(self) -> None: ...
-        def _save_seat(self, seat: int) -> None: ...
-        def _set_auto(self, seat: int, on: bool, shown: bool = True) -> None: ...
-        # ahead.py
-        def _decide_during_pause(self, prompt: Prompt) -> None: ...
-        def _when_free(self, seat: int, fn: Callable[[], None]) -> None: ...
-        def _bot_busy(self, seat: int) -> Future[Action] | None: ...
-        def _settle(self, seat: int, prompt: Prompt) -> None: ...
-        # hints.py
-        def _update_hints(self, discards: list[tuple[int, int]] | None = None) -> None: ...
-        def _hint_discards(self, events: list[dict[str, Any]]) -> list[tuple[int, int]]: ...
-        def _resend_hints(self, conn: Conn) -> None: ...
-        # pause.py
-        def _between_hands(self) -> None: ...
-        def _pause_seat_gone(self, seat: int) -> None: ...
-        def _resend_pause(self, conn: Conn) -> None: ...
-        # match.py
-        def start_match(self) -> None: ...
-        def _deal(self) -> None: ...
-        def _begin_hand(self, state: HandState, events: list[dict[str, Any]]) -> None: ...
-        def _play(self, seat: int, action: Action) -> None: ...
-        def _after(self) -> None: ...
+        self.id: int | None = None
+        self.events: list[dict[str, Any]] = []

@@ -9,11 +9,13 @@ seats with a person connected.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from laizi.engine.hints import discard_no_win, hint_key, seat_hints
 from laizi.engine.state import CLAIM, FINAL, ROB, TURN
-from laizi.server.room.base import Conn, RoomBase
+from laizi.server.room.base import Clock, Conn, Hand, Seat
+from laizi.tiles import parse_tile
 
 __all__ = ["HINT_TIMES", "Hints", "hint_ms_p99"]
 
@@ -30,23 +32,49 @@ def hint_ms_p99() -> float | None:
     return round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 3)
 
 
-class Hints(RoomBase):
+class Hints:
     """Sending each seat its hints: after each change of the table and with each prompt."""
 
-    def _update_hints(self, discards: list[tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        hand: Hand,
+        seats: list[Seat],
+        seq: Callable[[int], int],
+        asked: Callable[[int], bool],
+        post: Callable[[Conn, dict[str, Any]], None],
+    ) -> None:
+        """``seq``: a seat's sequence number (``Streams``); ``asked``: whether the seat
+        has a pending prompt (``Prompts``)."""
+        self.clock = clock
+        self.hand = hand
+        self.seats = seats
+        self.seq = seq
+        self.asked = asked
+        self.post = post
+        self.cache: dict[int, tuple[Any, dict[str, Any]]] = {}
+        """Per seat: the inputs of its last computed hints and those hints."""
+        self.sent: dict[int, dict[str, Any]] = {}
+        """Per seat: the hints it was last sent."""
+
+    def shown(self, events: list[dict[str, Any]]) -> None:
+        """Events were just streamed: the hints may have changed."""
+        self.update(self.discards(events))
+
+    def update(self, discards: list[tuple[int, int]] | None = None) -> None:
         """Recompute (where their inputs changed) and send (where they changed) every connected
         person's hints; ``discards`` — (seat, tile) discards just shown that nobody could claim —
         may explain why a seat could not win on one (``no_win``)."""
-        state = self.state
-        if state is None or not self.live:
+        state = self.hand.state
+        if state is None or not self.clock.live:
             return
         for seat, s in enumerate(self.seats):
             if s.kind != "human" or not s.conns:
                 continue
-            if state.phase in (TURN, FINAL) and state.turn == seat and seat not in self.prompts:
+            if state.phase in (TURN, FINAL) and state.turn == seat and not self.asked(seat):
                 continue  # its draw may not be shown yet (a claim window's pause): at its prompt
             key = hint_key(state, seat)
-            cached = self.hint_cache.get(seat)
+            cached = self.cache.get(seat)
             if cached is not None and cached[0] == key:
                 content = dict(cached[1])
             else:
@@ -55,26 +83,24 @@ class Hints(RoomBase):
                 HINT_TIMES.append(time.perf_counter() - started)
                 if len(HINT_TIMES) > 10_000:
                     del HINT_TIMES[:5_000]
-                self.hint_cache[seat] = (key, dict(content))
+                self.cache[seat] = (key, dict(content))
             if discards and content["no_win"] is None:
                 for discarder, tile in discards:
                     why = discard_no_win(state, seat, tile, discarder)
                     if why is not None:
                         content["no_win"] = why
-            if self.hints_sent.get(seat) == content:
+            if self.sent.get(seat) == content:
                 continue
-            self.hints_sent[seat] = content
-            message = {"type": "hints", "seq": self.seq[seat], **content}
+            self.sent[seat] = content
+            message = {"type": "hints", "seq": self.seq(seat), **content}
             for conn in s.conns:
                 self.post(conn, message)
 
-    def _hint_discards(self, events: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    def discards(self, events: list[dict[str, Any]]) -> list[tuple[int, int]]:
         """The discards among ``events`` that the table moved past at once (nobody could claim)."""
-        state = self.state
+        state = self.hand.state
         if state is None:
             return []
-        from laizi.tiles import parse_tile
-
         found = []
         for event in events:
             if event["type"] != "discard" or event.get("lay_out"):
@@ -89,10 +115,10 @@ class Hints(RoomBase):
                 found.append((event["seat"], tile))
         return found
 
-    def _resend_hints(self, conn: Conn) -> None:
+    def resend(self, conn: Conn) -> None:
         """A seat's connection that (re)joined gets the hints it would have now."""
         seat = conn.seat
         if seat is None or conn.spectator:
             return
-        if self.hints_sent.pop(seat, None) is not None:
-            self._update_hints()
+        if self.sent.pop(seat, None) is not None:
+            self.update()

@@ -3,55 +3,110 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
-from laizi.engine import Action, IllegalAction, apply
+from laizi.engine import Action, IllegalAction, Match, apply
 from laizi.engine.events import number
 from laizi.engine.state import CLAIM, ROB, HandState
-from laizi.server.bot_notes import flush_notes
+from laizi.rules import Settings
+from laizi.server.bot_notes import BotNotes
 from laizi.server.entropy import PendingDeal
 from laizi.server.protocol import ProtocolError, Ready
-from laizi.server.room.base import VIEWERS, Conn, RoomBase, Seat, log
+from laizi.server.room.base import Clock, Conn, Hand, Seat, log
+from laizi.server.room.claims import ClaimWindow
+from laizi.server.room.pause import SettlementPause
+from laizi.server.room.prompts import Prompts
+from laizi.server.room.seating import Seating
+from laizi.server.room.streams import Streams
 from laizi.server.seats import bot_player
+from laizi.server.store import Store
+from laizi.server.table import TableSettings
 
 
-class MatchFlow(RoomBase):
+class MatchFlow:
     """The match: start, each deal (with the players' entropy), actions and their storage,
     the end of a hand and of the match, and a waiting room's expiry."""
+
+    def __init__(
+        self,
+        room_id: int,
+        code: str,
+        rules: Settings,
+        table: TableSettings,
+        store: Store,
+        staged: Callable[[], None],
+        post: Callable[[Conn, dict[str, Any]], None],
+        clock: Clock,
+        match: Match,
+        hand: Hand,
+        parts: FlowParts,
+        ended: Callable[[], None],
+        over: Callable[[], None],
+    ) -> None:
+        """``ended``: the match is over (the room's ``on_match_end`` books it); ``over``: it is
+        over and everyone was told (the room's ``on_over``)."""
+        self.room_id = room_id
+        self.code = code
+        self.rules = rules
+        self.table = table
+        self.store = store
+        self.staged = staged
+        self.post = post
+        self.clock = clock
+        self.match = match
+        self.hand = hand
+        self.seating = parts.seating
+        self.seats = parts.seating.seats
+        self.window = parts.window
+        self.streams = parts.streams
+        self.prompts = parts.prompts
+        self.pause = parts.pause
+        self.notes = parts.notes
+        self.ended = ended
+        self.over = over
+        self.status = "waiting"
+        self.pending: PendingDeal | None = None
+        """The next deal, committed to and waiting for the players' contributions."""
+
+    def tell_pending(self, conn: Conn) -> None:
+        """A seat's connection (re)joined: the deal waiting for its contribution, if any."""
+        if self.pending is not None and conn.minor >= 1:
+            self.post(conn, self.pending.message())
 
     def start_match(self) -> None:
         for i, s in enumerate(self.seats):
             if s.kind == "empty":
                 self.seats[i] = Seat(kind="bot", name=f"bot {i}", bank=self.table.bank_seconds)
-                self.store.set_seat(self.id, i, "bot", f"bot {i}", None)
+                self.store.set_seat(self.room_id, i, "bot", f"bot {i}", None)
         for i, s in enumerate(self.seats):
             if s.kind == "bot":
                 s.bot = bot_player(self.table.bot_level, self.rules)
-            elif not s.conns and s.grace is None and self.live:
+            elif not s.conns and s.grace is None and self.clock.live:
                 # Seated before a restart and not back yet: the grace period runs from now.
-                s.grace = self._later(self.table.escape_grace_seconds * 1000, self._grace_over, i)
+                self.seating.start_grace(i, self.table.escape_grace_seconds)
         self.status = "playing"
-        self.store.set_status(self.id, "playing")
-        self._broadcast_info()
-        self._deal()
+        self.store.set_status(self.room_id, "playing")
+        self.seating.broadcast_info()
+        self.deal()
 
-    def _deal(self) -> None:
+    def deal(self) -> None:
         """Deal the next hand — at a table with contributing clients, first commit to the
         secret and wait (at most ``entropy_wait_ms``) for their contributions."""
-        if self.status != "playing" or (self.state is not None and not self.state.over):
+        if self.status != "playing" or (self.hand.state is not None and not self.hand.state.over):
             return
         if self.pending is not None:
             return
-        self._release()
-        if self.live and self._contributors():
+        self.window.release()
+        if self.clock.live and self._contributors():
             pending = PendingDeal(self.match.hands_played, secrets.token_bytes(32))
             self.pending = pending
-            pending.timer = self._later(self.table.entropy_wait_ms, self._deal_now)
-            for conn, seat in self._conns():
+            pending.timer = self.clock.later(self.table.entropy_wait_ms, self.deal_now)
+            for conn, seat in self.seating.conns():
                 if seat is not None and conn.minor >= 1:
                     self.post(conn, pending.message())
             return
-        self._deal_now()
+        self.deal_now()
 
     def _contributors(self) -> list[int]:
         """The seats whose deal contribution is awaited: people with a protocol-1.1 client."""
@@ -77,11 +132,11 @@ class MatchFlow(RoomBase):
         for c in self.seats[seat].conns:
             self.post(c, {"type": "contributed", "hand": msg.hand, "entropy": msg.entropy})
         if all(pending.contributions[i] is not None for i in self._contributors()):
-            self._deal_now()
+            self.deal_now()
 
-    def _deal_now(self) -> None:
+    def deal_now(self) -> None:
         pending, self.pending = self.pending, None
-        if self.status != "playing" or (self.state is not None and not self.state.over):
+        if self.status != "playing" or (self.hand.state is not None and not self.hand.state.over):
             return
         if pending is not None:
             if pending.timer is not None:
@@ -90,98 +145,91 @@ class MatchFlow(RoomBase):
         else:
             seed, contributions = secrets.token_bytes(32), None
         state, events = self.match.deal(seed, contributions)
-        self.hand_id = self.store.start_hand(
-            self.id, self.match.hands_played, state.dealer, seed, events
+        self.hand.id = self.store.start_hand(
+            self.room_id, self.match.hands_played, state.dealer, seed, events
         )
-        if self.live:  # the time bank is per hand: full again at every deal
+        if self.clock.live:  # the time bank is per hand: full again at every deal
             for i, s in enumerate(self.seats):
                 if s.bank != self.table.bank_seconds:
                     s.bank = self.table.bank_seconds
-                    self._save_seat(i)
-        self._begin_hand(state, events)
-        self._after()
+                    self.seating.save_seat(i)
+        self.begin_hand(state, events)
+        self.after()
 
-    def _begin_hand(self, state: HandState, events: list[dict[str, Any]]) -> None:
-        self.state = state
-        self.hand_events = []
-        for v in VIEWERS:
-            previous = self.hand_starts[v]
-            self.streams[v] = self.streams[v][previous - self.base[v] :]
-            self.base[v] = previous
-            self.hand_starts[v] = self.seq[v]
-        self._emit(events)
+    def begin_hand(self, state: HandState, events: list[dict[str, Any]]) -> None:
+        self.hand.state = state
+        self.hand.events = []
+        self.streams.new_hand()
+        self.streams.emit(events)
 
-    def _play(self, seat: int, action: Action) -> None:
+    def play(self, seat: int, action: Action) -> None:
         """Apply an action: check it, write its events to the database, then tell everyone."""
-        state = self.state
+        state = self.hand.state
         if state is None or state.over:
             return
         try:
             # An action from a prompt was checked against the prompt's legal actions already.
-            prompt = self.prompts.get(seat)
+            prompt = self.prompts.pending(seat)
             events = apply(state, action, check=prompt is None or action not in prompt.legal)
         except IllegalAction as error:  # checked against the prompt before; never for a client
             log.error("room %s: illegal %s: %s", self.code, action.notation(), error)
             return
-        prompt = self.prompts.pop(seat, None)
-        if prompt is not None and prompt.handle is not None:
-            prompt.handle.cancel()
+        self.prompts.take(seat)
         finished = state.over
         status = None
         if finished:
             over = self.match.hands_played + 1 >= self.table.hands or action.type == "abandon"
             if over:
-                status = (self.id, "over")
-        if self.live and self.hand_id is not None:
-            self.store.append(self.hand_id, len(self.hand_events), events, finished, status)
+                status = (self.room_id, "over")
+        if self.clock.live and self.hand.id is not None:
+            self.store.append(self.hand.id, len(self.hand.events), events, finished, status)
             self.staged()
-        self._emit(events)
-        self._after()
+        self.streams.emit(events)
+        self.after()
 
-    def _after(self) -> None:
+    def after(self) -> None:
         """After every change: book a finished hand, end the match, or prompt whoever decides."""
-        state = self.state
+        state = self.hand.state
         if state is None:
             return
-        waits, self.end_waits = self.end_waits, False
-        if state.over and self.gate is not None and waits:
-            return  # ended within the claim window's pause: finished when it ends (_open_gate)
+        waits = self.window.ends_with_pause()
+        if state.over and waits:
+            return  # ended within the claim window's pause: finished when it ends
         if state.over:
             for s in self.seats:
                 s.escape_after = None  # a turn of this hand; an escape waits for none any more
-            self._release()
-            flush_notes(self)  # explain_bots: the hand's bot notes (laizi.server.bot_notes)
-            for prompt in self.prompts.values():
-                if prompt.handle is not None:
-                    prompt.handle.cancel()
+            self.window.release()
+            self.notes.flush()  # explain_bots: the hand's bot notes (laizi.server.bot_notes)
             self.prompts.clear()
             if self.match.current is state:
-                self.match.finish(self.hand_events)
+                self.match.finish(self.hand.events)
                 if self.match.hands_played >= self.table.hands:
                     self.match.over = True
                 if self.match.over:
                     self._end_match()
-                elif self.live:
-                    self._broadcast_info()
-                    self._between_hands()
+                elif self.clock.live:
+                    self.seating.broadcast_info()
+                    self.pause.between_hands()
             return
         # A seat that left passes its claims at once and abandons as soon as no decision
-        # another seat may win from is in progress (seating._escape_waits).
+        # another seat may win from is in progress (Seating.escape_waits).
         for i, s in enumerate(self.seats):
-            if s.leaving and self.live and state.phase in (CLAIM, ROB) and i in state.to_act():
-                self._play(i, Action(i, "pass"))
+            live = self.clock.live
+            if s.leaving and live and state.phase in (CLAIM, ROB) and i in state.to_act():
+                self.play(i, Action(i, "pass"))
                 return
-        leaving = [i for i, s in enumerate(self.seats) if s.leaving and not self._escape_waits(i)]
+        escape_waits = self.seating.escape_waits
+        leaving = [i for i, s in enumerate(self.seats) if s.leaving and not escape_waits(i)]
         if leaving:
             seat = leaving[0]
-            if self.live:
-                self._play(seat, Action(seat, "abandon"))
+            if self.clock.live:
+                self.play(seat, Action(seat, "abandon"))
             return
-        self._refresh_prompts()
+        self.prompts.refresh()
 
     def _end_match(self) -> None:
         self.status = "over"
-        self._emit(
+        self.streams.emit(
             [
                 {
                     "type": "match_end",
@@ -191,37 +239,53 @@ class MatchFlow(RoomBase):
                 }
             ]
         )
-        if self.on_match_end is not None:
-            try:
-                self.on_match_end(self.as_room())
-            except Exception:  # booking must not stop the table; recovery books it later
-                log.exception("room %s: match-end hook failed", self.code)
-        for timer in list(self.timers):
-            timer.cancel()
-        for s in self.seats:
-            if s.grace is not None:
-                s.grace.cancel()
-                s.grace = None
-        self._broadcast_info()
-        if self.live and self.on_over is not None:
-            self.on_over(self.as_room())
+        try:
+            self.ended()
+        except Exception:  # booking must not stop the table; recovery books it later
+            log.exception("room %s: match-end hook failed", self.code)
+        self.clock.cancel_all()
+        self.seating.stop_graces()
+        self.seating.broadcast_info()
+        if self.clock.live:
+            self.over()
 
     def expire(self) -> None:
         """A room that waited too long for its people closes: everyone in it is told and let go
         (the database marks it ``expired``; it is not recovered after a restart)."""
         self.status = "expired"
-        self.store.set_status(self.id, "expired")
-        for timer in list(self.timers):
-            timer.cancel()
+        self.store.set_status(self.room_id, "expired")
+        self.clock.cancel_all()
         message = {
             "type": "error",
             "code": "room_expired",
             "message": "房间等人太久，已关闭 / the room waited too long for its players and closed",
         }
-        for conn, _ in self._conns():
+        for conn, _ in self.seating.conns():
             self.post(conn, message)
             self.post(conn, {"type": "left", "room": self.code})
             conn.room, conn.seat, conn.spectator = None, None, False
-        self.spectators.clear()
+        self.seating.spectators.clear()
         for s in self.seats:
             s.conns.clear()
+
+
+class FlowParts:
+    """The parts the match flow drives (made by the room before the flow)."""
+
+    __slots__ = ("notes", "pause", "prompts", "seating", "streams", "window")
+
+    def __init__(
+        self,
+        seating: Seating,
+        window: ClaimWindow,
+        streams: Streams,
+        prompts: Prompts,
+        pause: SettlementPause,
+        notes: BotNotes,
+    ) -> None:
+        self.seating = seating
+        self.window = window
+        self.streams = streams
+        self.prompts = prompts
+        self.pause = pause
+        self.notes = notes

@@ -3,11 +3,14 @@ every connected person pressed Continue (``continue``) or ``settlement_seconds``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from laizi.server.protocol import ProtocolError
-from laizi.server.room.base import Conn, RoomBase, Timer
+from laizi.server.room.base import Clock, Conn, Timer
+from laizi.server.room.seating import Seating
+from laizi.server.table import TableSettings
 
 __all__ = ["Pause", "SettlementPause"]
 
@@ -22,10 +25,29 @@ class Pause:
     timer: Timer | None = None
 
 
-class SettlementPause(RoomBase):
+class SettlementPause:
     """``pause`` messages to everyone, ``continue`` from the seated people, then the next deal."""
 
-    def _between_hands(self) -> None:
+    def __init__(
+        self,
+        table: TableSettings,
+        clock: Clock,
+        seating: Seating,
+        post: Callable[[Conn, dict[str, Any]], None],
+        hands_played: Callable[[], int],
+        deal: Callable[[], None],
+    ) -> None:
+        """``deal``: deal the next hand (``MatchFlow.deal``)."""
+        self.table = table
+        self.clock = clock
+        self.seating = seating
+        self.post = post
+        self.hands_played = hands_played
+        self.deal = deal
+        self.pause: Pause | None = None
+        """The pause after the last hand, while it runs."""
+
+    def between_hands(self) -> None:
         """A hand (not the match) is over: pause for the settlement, or deal after the short
         ``between_hands_ms`` at a table without people (or with ``settlement_seconds`` 0)."""
         seconds = self.table.settlement_seconds
@@ -34,14 +56,14 @@ class SettlementPause(RoomBase):
         # plays a bot, and a seat nobody attends must not hold the table for settlement_seconds.
         waiting = {
             i
-            for i, s in enumerate(self.seats)
+            for i, s in enumerate(self.seating.seats)
             if s.kind == "human" and s.conns and not s.leaving and not (s.auto and s.auto_shown)
         }
-        if seconds <= 0 or not any(s.kind == "human" for s in self.seats) or not waiting:
-            self._later(self.table.between_hands_ms, self._deal)
+        if seconds <= 0 or not self.seating.has_people() or not waiting:
+            self.clock.later(self.table.between_hands_ms, self.deal)
             return
-        pause = Pause(self.match.hands_played - 1, self.loop.time() + seconds, waiting)
-        pause.timer = self._later(seconds * 1000, self._end_pause)
+        pause = Pause(self.hands_played() - 1, self.clock.now() + seconds, waiting)
+        pause.timer = self.clock.later(seconds * 1000, self._end_pause)
         self.pause = pause
         self._tell_pause()
 
@@ -50,12 +72,12 @@ class SettlementPause(RoomBase):
         if pause is None:
             return {
                 "type": "pause",
-                "hand": self.match.hands_played - 1,
+                "hand": self.hands_played() - 1,
                 "seconds": 0,
                 "total": self.table.settlement_seconds,
                 "waiting": [],
             }
-        left = max(0.0, pause.deadline - self.loop.time())
+        left = max(0.0, pause.deadline - self.clock.now())
         return {
             "type": "pause",
             "hand": pause.hand,
@@ -66,7 +88,7 @@ class SettlementPause(RoomBase):
 
     def _tell_pause(self) -> None:
         message = self._pause_message()
-        for conn, _ in self._conns():
+        for conn, _ in self.seating.conns():
             self.post(conn, message)
 
     def continue_(self, conn: Conn) -> None:
@@ -80,7 +102,7 @@ class SettlementPause(RoomBase):
         pause.waiting.discard(seat)
         self._pause_changed()
 
-    def _pause_seat_gone(self, seat: int) -> None:
+    def seat_gone(self, seat: int) -> None:
         """A seat's player went away: the table no longer waits for it."""
         pause = self.pause
         if pause is not None and seat in pause.waiting:
@@ -103,9 +125,9 @@ class SettlementPause(RoomBase):
         if pause.timer is not None:
             pause.timer.cancel()
         self._tell_pause()  # seconds 0, nobody waiting: the next deal follows
-        self._deal()
+        self.deal()
 
-    def _resend_pause(self, conn: Conn) -> None:
+    def resend(self, conn: Conn) -> None:
         """A connection that (re)joined during a pause is told of it."""
         if self.pause is not None:
             self.post(conn, self._pause_message())

@@ -3,29 +3,131 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from laizi.engine.state import CLAIM, FINAL, ROB, TURN
 from laizi.server.protocol import Join, ProtocolError
-from laizi.server.room.base import Conn, RoomBase, Seat
+from laizi.server.room.base import Clock, Conn, Hand, Seat, Timer
+from laizi.server.store import Store
+from laizi.server.table import TableSettings
 
 SPECTATOR_NEWS_MS = 1000
 """Spectators joining and leaving are told to the seated players at most this often (batched)."""
 
 
-class Seating(RoomBase):
-    """Seats and joining: join, reconnect, leave, disconnect, the grace period, escape; spectators
-    and the batched news of them."""
+@dataclass(frozen=True)
+class SeatingHooks:
+    """What seating asks of the rest of the room."""
 
+    enter: Callable[[Conn], None]
+    """The connection is now in this room (``conn.room``)."""
+    status: Callable[[], str]
+    """The room's status: ``waiting``, ``playing``, ``over`` or ``expired``."""
+    catch_up: Callable[[Conn, int | None], None]
+    """Send the connection what it missed (``Streams.catch_up``)."""
+    start_match: Callable[[], None]
+    pausing: Callable[[], bool]
+    """Whether the claim window's pause runs (``ClaimWindow.pausing``)."""
+    when_open: Callable[[Callable[[], None]], None]
+    """Run a function now, or when the claim window's pause ends."""
+    set_auto: Callable[[int, bool], None]
+    """The seat's 托管 switched (shown to everyone), its prompts asked again (``Prompts``)."""
+    seat_gone: Callable[[int], None]
+    """The settlement's pause no longer waits for the seat (``SettlementPause``)."""
+    after: Callable[[], None]
+    """Play on after a change (``MatchFlow.after``): a leaving seat's abandon."""
+    forget: Callable[[Conn], None]
+    """The connection closed: no catch-up of it waits any more (``Streams``)."""
+
+
+class Seating:
+    """Seats and joining: join, reconnect, leave, disconnect, the grace period, escape; spectators
+    and the batched news of them; what the seats and spectators are told."""
+
+    def __init__(
+        self,
+        room_id: int,
+        code: str,
+        table: TableSettings,
+        store: Store,
+        clock: Clock,
+        hand: Hand,
+        post: Callable[[Conn, dict[str, Any]], None],
+        staged: Callable[[], None],
+        info: Callable[[], dict[str, Any]],
+        hooks: SeatingHooks,
+    ) -> None:
+        self.room_id = room_id
+        self.code = code
+        self.table = table
+        self.store = store
+        self.clock = clock
+        self.hand = hand
+        self.post = post
+        self.staged = staged
+        self.info = info
+        self.hooks = hooks
+        self.seats = [Seat(bank=table.bank_seconds) for _ in range(4)]
+        self.spectators: set[Conn] = set()
+        self.comeback: set[int] = set()
+        """Seats whose player just reconnected, told to everyone after its catch-up."""
+        self.spectator_news: Timer | None = None
+        """The pending batched ``room`` message about spectators to the seated players."""
+
+    # -- who is told ----------------------------------------------------------------------
+    def conns(self) -> list[tuple[Conn, int | None]]:
+        """Every connection with its viewer (a seat, or None: a spectator)."""
+        out: list[tuple[Conn, int | None]] = [(c, None) for c in self.spectators]
+        for i, s in enumerate(self.seats):
+            out += [(c, i) for c in s.conns]
+        return out
+
+    def has_people(self) -> bool:
+        return any(s.kind == "human" for s in self.seats)
+
+    def tell_all(self, message: dict[str, Any]) -> None:
+        if self.clock.live:
+            for conn, _ in self.conns():
+                self.post(conn, message)
+
+    def broadcast_info(self) -> None:
+        """Everyone gets the room's public state (``room``)."""
+        if not self.clock.live:
+            return
+        message = {"type": "room", "room": self.info()}
+        for conn, _ in self.conns():
+            self.post(conn, message)
+
+    def save_seat(self, seat: int) -> None:
+        """Stage the seat's time bank and 托管 flags (a restart resumes them)."""
+        if self.clock.live:
+            s = self.seats[seat]
+            self.store.stage_seat(self.room_id, seat, s.bank, s.auto, s.auto_shown)
+            self.staged()
+
+    def start_grace(self, seat: int, seconds: float) -> None:
+        """The seat's player is not connected: the seat escapes unless it is back in time."""
+        self.seats[seat].grace = self.clock.later(seconds * 1000, self.grace_over, seat)
+
+    def stop_graces(self) -> None:
+        for s in self.seats:
+            if s.grace is not None:
+                s.grace.cancel()
+                s.grace = None
+
+    # -- joining and leaving --------------------------------------------------------------
     def join(self, conn: Conn, msg: Join) -> None:
         if conn.room is not None:
             raise ProtocolError("already_joined", "this connection is already in a room")
         conn.minor = max(0, msg.minor)
         if msg.spectate:
             self.spectators.add(conn)
-            conn.room, conn.seat, conn.spectator = self.as_room(), None, True
+            self.hooks.enter(conn)
+            conn.seat, conn.spectator = None, True
             self.post(conn, {"type": "joined", "room": self.code, "seat": None, "token": None})
-            self.catch_up(conn, msg.last_seq)
+            self.hooks.catch_up(conn, msg.last_seq)
             self._spectators_changed()
             return
         if msg.token is not None:
@@ -40,15 +142,13 @@ class Seating(RoomBase):
             if seat is None:
                 raise ProtocolError("bad_token", "no seat of this room has that token")
             self._attach(conn, seat)
-            self.catch_up(conn, msg.last_seq)
-            self._broadcast_info()
+            self.hooks.catch_up(conn, msg.last_seq)
+            self.broadcast_info()
             back = seat
-            if self.gate is not None:  # the catch-up waits for the claim window's pause
-                self.after_gate.append(lambda: self._came_back(back))
-            else:
-                self._came_back(back)
+            # the catch-up waits for the claim window's pause, and so does the news
+            self.hooks.when_open(lambda: self._came_back(back))
             return
-        if self.status != "waiting":
+        if self.hooks.status() != "waiting":
             raise ProtocolError(
                 "room_full", "the match has started: reconnect with your token or spectate"
             )
@@ -73,18 +173,19 @@ class Seating(RoomBase):
             bank=self.table.bank_seconds,
             guest=conn.account is None,
         )
-        self.store.set_seat(self.id, seat, "human", name, token)
+        self.store.set_seat(self.room_id, seat, "human", name, token)
         self._attach(conn, seat)
-        self.catch_up(conn, None)
-        self._broadcast_info()
+        self.hooks.catch_up(conn, None)
+        self.broadcast_info()
         if sum(s.kind == "human" for s in self.seats) == self.table.players:
-            self.start_match()
+            self.hooks.start_match()
 
     def _attach(self, conn: Conn, seat: int) -> None:
         s = self.seats[seat]
-        back = not s.conns and s.kind == "human" and self.status == "playing"
+        back = not s.conns and s.kind == "human" and self.hooks.status() == "playing"
         s.conns.add(conn)
-        conn.room, conn.seat = self.as_room(), seat
+        self.hooks.enter(conn)
+        conn.seat = seat
         if s.grace is not None:
             s.grace.cancel()
             s.grace = None
@@ -99,14 +200,13 @@ class Seating(RoomBase):
             return
         self.comeback.discard(seat)
         s = self.seats[seat]
-        self._tell_all({"type": "back", "seat": seat})
+        self.tell_all({"type": "back", "seat": seat})
         if s.away_auto:
             s.away_auto = False
-            self._set_auto(seat, False, shown=True)
-            self._refresh_prompts()
+            self.hooks.set_auto(seat, False)
 
     def disconnect(self, conn: Conn) -> None:
-        self.catching.discard(conn)
+        self.hooks.forget(conn)
         if conn.spectator:
             self.spectators.discard(conn)
             self._spectators_changed()
@@ -118,41 +218,38 @@ class Seating(RoomBase):
         s.conns.discard(conn)
         if s.conns or s.kind != "human":
             return
-        if self.status == "waiting":
+        status = self.hooks.status()
+        if status == "waiting":
             self.seats[seat] = Seat(bank=self.table.bank_seconds)
-            self.store.clear_seat(self.id, seat)
-        elif self.status == "playing" and s.grace is None and not s.leaving:
+            self.store.clear_seat(self.room_id, seat)
+        elif status == "playing" and s.grace is None and not s.leaving:
             grace = self.table.escape_grace_seconds
-            s.grace = self._later(grace * 1000, self._grace_over, seat)
+            self.start_grace(seat, grace)
             self._away(seat, grace)
-        self._broadcast_info()
+        self.broadcast_info()
 
     def _away(self, seat: int, grace: float) -> None:
         """The seat's last connection closed mid-match: everyone is told (with the time to the
         escape), 托管 plays it at once, and a settlement's pause no longer waits for it."""
         s = self.seats[seat]
-        self._tell_all({"type": "away", "seat": seat, "escape_in": grace})
+        self.tell_all({"type": "away", "seat": seat, "escape_in": grace})
         if not s.auto:
             # 托管 from the next decision on; a decision already asked keeps the player's own
             # clock (a page reload within it finds the seat's turn as it left it).
             s.away_auto = True
             s.auto = True
             s.auto_shown = True
-            self._save_seat(seat)
-            self._broadcast_info()
-        self._pause_seat_gone(seat)
-
-    def _tell_all(self, message: dict[str, Any]) -> None:
-        if self.live:
-            for conn, _ in self._conns():
-                self.post(conn, message)
+            self.save_seat(seat)
+            self.broadcast_info()
+        self.hooks.seat_gone(seat)
 
     def _spectators_changed(self) -> None:
         """Spectators come and go in crowds: one ``room`` message to the seated players (not to
         every spectator) at most every :data:`SPECTATOR_NEWS_MS`; spectators see the new count
         with the next change of the room."""
-        if self.live and self.spectator_news is None and self.status != "expired":
-            self.spectator_news = self._later(SPECTATOR_NEWS_MS, self._tell_seats)
+        live = self.clock.live
+        if live and self.spectator_news is None and self.hooks.status() != "expired":
+            self.spectator_news = self.clock.later(SPECTATOR_NEWS_MS, self._tell_seats)
 
     def _tell_seats(self) -> None:
         self.spectator_news = None
@@ -161,17 +258,17 @@ class Seating(RoomBase):
             for conn in s.conns:
                 self.post(conn, message)
 
-    def _grace_over(self, seat: int) -> None:
+    def grace_over(self, seat: int) -> None:
         s = self.seats[seat]
         s.grace = None
-        if s.conns or self.status != "playing":
+        if s.conns or self.hooks.status() != "playing":
             return
         self._escape(seat)
 
     def leave(self, conn: Conn) -> None:
         """Leaving: a spectator just goes; a player escapes (abandon) once the match is on."""
         seat = conn.seat
-        if seat is not None and self.status == "playing":
+        if seat is not None and self.hooks.status() == "playing":
             self._escape(seat)
         if conn in self.spectators or seat is not None:
             self.disconnect(conn)
@@ -181,28 +278,29 @@ class Seating(RoomBase):
     def _escape(self, seat: int) -> None:
         """The seat's player left (or stayed away past the grace): a settlement's pause no longer
         waits for it, and the seat abandons (逃跑) — but never in the middle of a decision another
-        seat may win from: once that is resolved (:meth:`_escape_waits`; ``MatchFlow._after``
+        seat may win from: once that is resolved (:meth:`escape_waits`; ``MatchFlow.after``
         plays the abandon, and meanwhile passes the seat's own claims)."""
         s = self.seats[seat]
         again, s.leaving = s.leaving, True
-        self._pause_seat_gone(seat)
-        state = self.state
+        self.hooks.seat_gone(seat)
+        state = self.hand.state
         if state is None or state.over:
             return  # between hands: the next deal ends in the abandon
-        if not again and self.gate is None and state.phase in (TURN, FINAL) and state.turn != seat:
+        pausing = self.hooks.pausing()
+        if not again and not pausing and state.phase in (TURN, FINAL) and state.turn != seat:
             s.escape_after = state.events  # another seat's turn is being decided
-        self._after()
+        self.hooks.after()
 
-    def _escape_waits(self, seat: int) -> bool:
+    def escape_waits(self, seat: int) -> bool:
         """Whether the seat's abandon must wait (it left): a decision another seat may win from
         is in progress — a claim window (to rob a kong too) with its pause, or the turn (or 海底
         draw) of another seat that was being decided when the seat left.  Always, whether or not
         anyone may win there (the wait tells nothing), and never longer than the table's clocks
         give those seats: an escape never cancels a win that was on offer (docs/server.md)."""
-        state = self.state
+        state = self.hand.state
         if state is None or state.over:
             return False
         s = self.seats[seat]
         if s.escape_after is not None and s.escape_after != state.events:
             s.escape_after = None  # that turn was decided
-        return self.gate is not None or state.phase in (CLAIM, ROB) or s.escape_after is not None
+        return self.hooks.pausing() or state.phase in (CLAIM, ROB) or s.escape_after is not None
