@@ -261,8 +261,6 @@ class SettlementSummary(msgspec.Struct, frozen=True):
     reason: str | None
     wins: list[str]
     payments: list[Number]
-    rules: str
-    rules_hash: str
 
     @classmethod
     def of(cls, settlement: Mapping[str, Any]) -> SettlementSummary:
