@@ -146,12 +146,13 @@ def test_the_check_catches_a_game_name(line: str) -> None:
 
 GAME_FLAGS = frozenset({"doubling", "wild_tiles", "special_shapes", "variant", "mode"})
 """Attribute names that stand for a game rather than ask it something: the registry entry's
-flags (``Game.doubling`` — Wuhan's multipliers —, ``Game.wild_tiles``, ``Game.special_shapes``)
-and the settings that name a Wuhan variant (``Settings.variant``, ``Settings.mode`` — 开口翻 or
-口口翻).  Outside ``laizi.rules`` nobody reads them: a bot that branched on ``table.doubling``
-now asks the ruleset ``loss_estimate``; the engine's 报听 lock is ``Ruleset.hand_locked``.
-(``game`` is not among them: it is the id written into records, views and ratings, and any
-comparison with a game's id is caught by :func:`test_only_the_registry_compares_a_game_name`.)"""
+former flags (``doubling`` — Wuhan's multipliers —, ``wild_tiles``, ``special_shapes``; gone
+from ``Game``, so a new one by those names is caught) and the settings that name a Wuhan
+variant (``Settings.variant``, ``Settings.mode`` — 开口翻 or 口口翻).  Outside
+``laizi.rules`` nobody reads them: a bot that branched on ``table.doubling`` now asks the
+ruleset ``loss_estimate``; the engine's 报听 lock is ``Ruleset.hand_locked``.  (``game`` is not
+among them: it is the id written into records, views and ratings, and any comparison with a
+game's id is caught by :func:`test_only_the_registry_compares_a_game_name`.)"""
 RULES = PACKAGE / "rules"
 TILES = PACKAGE / "tiles.py"
 
