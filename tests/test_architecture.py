@@ -6,18 +6,25 @@
   gets a ruleset from the registry;
 - ``laizi.scoring`` (shared values) never imports a game's folder;
 - the base of ``laizi.rules`` (the question list, registry, settings, melds) imports no game;
-- nothing but ``laizi/rules/registry.py`` compares a value with a game id.
+- nothing but ``laizi/rules/registry.py`` compares a value with a game id;
+- nothing outside ``laizi.rules`` reads a game flag (:data:`GAME_FLAGS`): the engine, the hints,
+  the bots, the envs and the CLI ask the ruleset a question instead (``Ruleset.hand_locked``,
+  ``must_open_to_win``, ``loss_estimate`` …);
+- the suit/honor boundary (tile id 27) is written only in ``laizi/tiles.py``
+  (``FIRST_HONOR``, ``is_suited``, ``HONORS``).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from laizi.rules.registry import GAMES
+from laizi.tiles import FIRST_HONOR
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "laizi"
@@ -135,6 +142,117 @@ def test_only_the_registry_compares_a_game_name() -> None:
 )
 def test_the_check_catches_a_game_name(line: str) -> None:
     assert GAME_COMPARISON.search(line) or GAME_TUPLE.search(line)
+
+
+GAME_FLAGS = frozenset({"doubling", "wild_tiles", "special_shapes", "variant", "mode"})
+"""Attribute names that stand for a game rather than ask it something: the registry entry's
+former flags (``doubling`` — Wuhan's multipliers —, ``wild_tiles``, ``special_shapes``; gone
+from ``Game``, so a new one by those names is caught) and the settings that name a Wuhan
+variant (``Settings.variant``, ``Settings.mode`` — 开口翻 or 口口翻).  Outside
+``laizi.rules`` nobody reads them: a bot that branched on ``table.doubling`` now asks the
+ruleset ``loss_estimate``; the engine's 报听 lock is ``Ruleset.hand_locked``.  (``game`` is not
+among them: it is the id written into records, views and ratings, and any comparison with a
+game's id is caught by :func:`test_only_the_registry_compares_a_game_name`.)"""
+RULES = PACKAGE / "rules"
+TILES = PACKAGE / "tiles.py"
+
+
+def flag_reads(tree: ast.AST) -> list[str]:
+    """Every game flag ``tree`` reads or sets: ``x.mode``, ``getattr(x, "doubling")``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in GAME_FLAGS:
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in GAME_FLAGS
+        ):
+            found.append(f"line {node.lineno}: {node.func.id}(…, {node.args[1].value!r})")
+    return found
+
+
+def boundary_literals(tree: ast.AST) -> list[str]:
+    """Every integer literal 27 in ``tree`` (strings and comments are not literals)."""
+    return [
+        f"line {node.lineno}: {FIRST_HONOR}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and type(node.value) is int and node.value == FIRST_HONOR
+    ]
+
+
+def findings(check: Callable[[ast.AST], list[str]], skip: Callable[[Path], bool]) -> list[str]:
+    """What ``check`` finds in every module of the package but those ``skip`` names."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if skip(path):
+            continue
+        for where in check(ast.parse(path.read_text("utf-8"))):
+            found.append(f"{path.relative_to(PACKAGE).as_posix()} {where}")
+    return found
+
+
+def test_nothing_outside_the_rules_reads_a_game_flag() -> None:
+    assert findings(flag_reads, lambda path: path.is_relative_to(RULES)) == []
+
+
+def test_the_rules_still_have_the_flags_the_check_looks_for() -> None:
+    # The check is not vacuous: inside laizi.rules the settings' flags are read (Wuhan's
+    # special tiles by variant, its doubling by mode).
+    inside = findings(flag_reads, lambda path: not path.is_relative_to(RULES))
+    assert any(".variant" in f for f in inside) and any(".mode" in f for f in inside)
+
+
+def test_only_tiles_py_writes_the_suit_honor_boundary() -> None:
+    assert findings(boundary_literals, lambda path: path == TILES) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if table.doubling: pass",
+        "special = find_game(game).special_shapes",
+        "if not rules.wild_tiles and laizi is not None: pass",
+        'if self.rules.mode == "koukou": pass',
+        "x = settings.variant",
+        'doubling = getattr(entry, "doubling", False)',
+        "self.mode = mode",
+    ],
+)
+def test_the_check_catches_a_game_flag(line: str) -> None:
+    assert flag_reads(ast.parse(line)) != []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if tile < 27: pass",
+        "for kind in range(27): pass",
+        "honors = packed[27:34]",
+        "suits = {t // 9 for t in tiles if t >= 27}",
+        "stand_in = [27, 27, 27, 27]",
+    ],
+)
+def test_the_check_catches_the_boundary_literal(line: str) -> None:
+    assert boundary_literals(ast.parse(line)) != []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if ruleset.must_open_to_win(): pass",
+        "factor = ruleset.claim_loss_factor(openings, kong=False)",
+        "text = '27 tiles'  # 27 in a string or a comment is no tile",
+        "if tile < FIRST_HONOR or 270 > x or 2.7 < y: pass",
+        "if stat.st_mode or opened.modes: pass",
+    ],
+)
+def test_the_checks_pass_a_question_and_a_named_boundary(line: str) -> None:
+    tree = ast.parse(line)
+    assert flag_reads(tree) == [] and boundary_literals(tree) == []
 
 
 def test_no_test_module_imports_another_test_module() -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from laizi.bots import make_bot
 from laizi.engine import HandState, apply, legal_actions, make_ruleset, new_hand, view
-from laizi.engine.hints import REASONS, seat_hints
+from laizi.engine.hints import refusal_reasons, seat_hints
 from laizi.rules import Settings
 from laizi.scoring import score, situation_from_json
 from laizi.tiles import format_tile, format_tiles
@@ -121,7 +121,7 @@ def test_the_waits_points_are_laizi_scores(preset: str) -> None:
             paid = [Fraction(v) for v in wait["on_discard_from"].values() if v is not None]
             assert wait["on_discard"] == (str(min(paid)) if paid else None)
             assert wait["allowed"] == (wait["self_drawn"] is not None or bool(paid))
-            assert wait["reason"] is None or wait["reason"] in REASONS
+            assert wait["reason"] is None or wait["reason"] in refusal_reasons()
     assert checked >= 4
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from laizi.engine.hints import REASONS as HINT_REASONS
+from laizi.engine.hints import refusal_reasons
 from laizi.rules.baishan.explain import REASONS as BAISHAN_REASONS
 from laizi.rules.baishan.settle import FANS, SHAPE_NAMES
 from laizi.rules.registry import game_ids
@@ -52,9 +52,9 @@ def test_the_schema_carries_every_name_each_games_explain_module_uses() -> None:
     assert baishan["fans"] == _pairs(FANS)
     assert baishan["settlement"] == "fans" and baishan["counts"] is False
     assert baishan["caps"] == {"cap": {"zh": "封顶", "en": "cap"}}
-    assert baishan["reasons"] == {**_pairs(BAISHAN_REASONS), **_pairs(HINT_REASONS)}
+    assert baishan["reasons"] == {**_pairs(BAISHAN_REASONS), **_pairs(refusal_reasons())}
     for game in words.values():  # every reason a hint may give, in both languages
-        assert set(HINT_REASONS) <= set(game["reasons"])
+        assert set(refusal_reasons()) <= set(game["reasons"])
         for kind in ("wins", "fans", "factors", "caps", "contracts", "reasons"):
             for label in game[kind].values():
                 assert label["zh"] and label["en"], label

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from laizi import hand
-from laizi.rules.registry import find_game
+from laizi.rules.registry import ruleset_class
 from laizi.tiles import count_vector, format_counts, format_tile, parse_tile, parse_tiles
 
 
@@ -56,7 +56,7 @@ class Analysis:
             "waits": self.waits_text(),
             "waits_258": self.waits_258_text(),
         }
-        if find_game(self.game).special_shapes:
+        if ruleset_class(self.game).wins_special_shapes():
             answer["seven_pairs"] = self.seven_pairs
             answer["thirteen_orphans"] = self.thirteen_orphans
             answer["special_waits"] = [format_tile(tile) for tile in self.special_waits]
@@ -75,10 +75,10 @@ def analyze(
     ``game="baishan"`` adds Baishan's special shapes (seven pairs, thirteen orphans); that game
     has no laizi.
     """
-    rules = find_game(game)  # ValueError naming the known games
-    if not rules.wild_tiles and laizi is not None:
+    rules = ruleset_class(game)  # ValueError naming the known games
+    if not rules.has_wild_tiles() and laizi is not None:
         raise ValueError(f"{game.capitalize()} mahjong has no laizi")
-    special = rules.special_shapes
+    special = rules.wins_special_shapes()
     return Analysis(
         counts=tuple(counts),
         laizi=laizi,

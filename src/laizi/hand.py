@@ -37,7 +37,7 @@ from itertools import repeat
 from typing import Literal
 
 from laizi._tablegen import MAGIC, TABLE_PATH
-from laizi.tiles import TERMINALS_AND_HONORS, format_tile
+from laizi.tiles import FIRST_HONOR, TERMINALS_AND_HONORS, format_tile
 
 __all__ = [
     "HandSizeError",
@@ -165,8 +165,8 @@ def _entries(packed: bytes, wild: int) -> tuple[Entry, Entry, Entry, Entry]:
         entries = (
             _SUITS[packed[0:9]],
             _SUITS[packed[9:18]],
-            _SUITS[packed[18:27]],
-            _HONORS[packed[27:34]],
+            _SUITS[packed[18:FIRST_HONOR]],
+            _HONORS[packed[FIRST_HONOR:34]],
         )
     except KeyError:
         raise _size_error(packed) from None
@@ -215,8 +215,8 @@ def _complete_check(pair_slot: PairSlot, name: str, doc: str) -> Callable[..., b
         try:
             g0 = suits[packed[0:9]]
             g1 = suits[packed[9:18]]
-            g2 = suits[packed[18:27]]
-            g3 = honors[packed[27:34]]
+            g2 = suits[packed[18:FIRST_HONOR]]
+            g3 = honors[packed[FIRST_HONOR:34]]
         except KeyError:
             if not suits:  # the first call: load the tables and ask again
                 _load()

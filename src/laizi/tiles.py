@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 __all__ = [
     "DRAGONS",
     "EAST",
+    "FIRST_HONOR",
     "GREEN",
     "HONORS",
     "KINDS",
@@ -56,7 +57,10 @@ KINDS = 34
 """Number of tile kinds."""
 SUITS = "mpsz"
 """Suit letters in id order: m 万 characters, p 筒 dots, s 条 bamboo, z honors."""
-HONORS = range(27, 34)
+FIRST_HONOR = 27
+"""The suit/honor boundary: ids below it are suited (1m…9s, three suits of nine), from it on
+honors.  Every module that needs the boundary takes it from here (or asks :func:`is_suited`)."""
+HONORS = range(FIRST_HONOR, KINDS)
 """Ids of the seven honor kinds, 东 南 西 北 白 发 中."""
 
 # -- tile groups: every module that needs one takes it from here --------------------------------
@@ -119,11 +123,11 @@ def rank(tile: int) -> int:
 
 
 def is_honor(tile: int) -> bool:
-    return tile >= 27
+    return tile >= FIRST_HONOR
 
 
 def is_suited(tile: int) -> bool:
-    return tile < 27
+    return tile < FIRST_HONOR
 
 
 def parse_tiles(text: str) -> list[int]:

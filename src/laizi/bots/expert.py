@@ -28,18 +28,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from laizi import hand as shapes
 from laizi.bots.base import register
 from laizi.bots.search import ROUND_HAZARD, Evaluator, public_melds, sample_worlds
+from laizi.bots.strategy import ruleset_for
 from laizi.bots.strong import StrongBot, tile_danger
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import CHOW, KONG, PASS, PUNG, WIN, Action
 from laizi.rules.melds import Meld
-from laizi.rules.registry import make_ruleset
-from laizi.rules.ruleset import Ruleset
 from laizi.tiles import format_tile
 
 __all__ = ["DEFAULT_BUDGET_MS", "ExpertBot", "samples_for"]
@@ -68,18 +66,13 @@ POINT_UNITS = 0.3
 is worth."""
 
 UNOPENED = 0.6
-"""Wuhan: a hand not yet opened must still claim before it can win; its play-outs count this
-much."""
+"""A hand not yet opened that must still claim before it can win (the ruleset's
+``must_open_to_win``, Wuhan): its play-outs count this much."""
 
 
 def samples_for(budget_ms: float) -> int:
     """Sampled worlds for a decision budget (at least 4)."""
     return max(4, int(budget_ms * SAMPLES_PER_MS))
-
-
-@lru_cache(maxsize=32)
-def _ruleset(rules: Any) -> Ruleset:
-    return make_ruleset(rules)
 
 
 @register("expert")
@@ -104,7 +97,7 @@ class ExpertBot(StrongBot):
             self.budget_ms = float(budget_ms)
         self.samples = samples_for(self.budget_ms)
         self.work = max(20, int(self.budget_ms * WORK_PER_MS))
-        self.ruleset = _ruleset(rules)
+        self.ruleset = ruleset_for(rules)
         self.last_note: dict[str, str] | None = None
         self._evaluator: Evaluator | None = None
         self._decision = 0
@@ -144,18 +137,11 @@ class ExpertBot(StrongBot):
         return self.strategy.threat(table, other)
 
     def loss_if(self, table: SeatTable, other: Opponent, *, discarder: bool, mine: float) -> float:
-        """What the seat would pay (points) when ``other`` wins; ``mine`` is its own multiplier."""
-        rules = self.rules
-        if table.doubling:
-            factor = 2.0 if discarder else 1.0
-            raw = float(rules.base) * other.multiplier * mine * factor * 1.5
-            return min(raw, float(rules.cap * rules.base))
-        # Baishan: 2^(winner's fans + loser's fans), capped; a common win has about two fans.
-        fans = 2 + (1 if discarder else 0) + (1 if other.declared_ready else 0)
-        fans += 1 if table.dealer in (table.seat, other.seat) else 0
-        fans += 1 if table.openings == 0 else 0
-        # ``mine`` / the seat's multiplier now: a claim's effect (losing 立门 halves it).
-        return float(rules.base) * 2 ** min(6, fans) * mine / max(1, table.multiplier)
+        """What the seat would pay (points) when ``other`` wins; ``mine`` is its own multiplier
+        (the ruleset's value model, :meth:`~laizi.rules.ruleset.Ruleset.loss_estimate`)."""
+        return self.ruleset.loss_estimate(
+            other, table, table.dealer, discarder=discarder, multiplier=mine
+        )
 
     def deal_in_cost(self, table: SeatTable, tile: int, ready: bool) -> tuple[float, int | None]:
         """Expected points lost by discarding ``tile``, and the seat that makes it riskiest."""
@@ -166,19 +152,10 @@ class ExpertBot(StrongBot):
             if threat <= 0:
                 continue
             chance = min(1.0, self.wait_share * tile_danger(table, tile, other.discards))
-            cost = (
-                threat * chance * self.loss_if(table, other, discarder=True, mine=table.multiplier)
+            # The loss on the discard, and the contracts it may make the seat pay alone.
+            cost = self.ruleset.deal_in_loss(
+                other, table, table.dealer, tile, ready=ready, threat=threat, chance=chance
             )
-            if table.doubling:
-                if other.hand_size == 1 and not ready:
-                    cost *= 3  # 全求人: the discarder that was not ready pays for all three
-                if other.openings == 2 and tile < 27 and other.meld_suits == {tile // 9}:
-                    cost += (
-                        0.3
-                        * threat
-                        * 3
-                        * self.loss_if(table, other, discarder=False, mine=table.multiplier)
-                    )  # the third opening toward 清一色: 三句包
             total += cost
             if worst is None or cost > worst[0]:
                 worst = (cost, other.seat)
@@ -268,7 +245,7 @@ class ExpertBot(StrongBot):
         return options[choice]
 
     def _unopened(self, table: SeatTable) -> float:
-        return UNOPENED if table.doubling and table.openings == 0 else 1.0
+        return UNOPENED if table.openings == 0 and self.ruleset.must_open_to_win() else 1.0
 
     # --- claims -----------------------------------------------------------------------------
     def claim(self, table: SeatTable, legal: Sequence[Action]) -> Action:
@@ -311,10 +288,10 @@ class ExpertBot(StrongBot):
             if best is None or net > best[0]:
                 best = (net, action, cost)
         if best is None or best[0] <= now_value:
-            if table.doubling and now_value <= 0.0:
+            if now_value <= 0.0 and self.ruleset.must_open_to_win():
                 # The play-outs find no win for the hand as it stands (closed, or short of the
                 # minimum): passing keeps nothing to weigh the claim's cost against, and they
-                # do not model the later claims that reach the minimum.  Strong's judgement.
+                # do not model the later claims that reach it.  Strong's judgement.
                 action = super().claim(table, legal)
                 if action.type != PASS:
                     self._note(
@@ -340,16 +317,9 @@ class ExpertBot(StrongBot):
         return best[1]
 
     def _claim_factor(self, table: SeatTable, action: Action) -> float:
-        """How much a claim multiplies the seat's multiplier (A7: openings and exposed kongs)."""
-        if not table.doubling:
-            # Baishan: 立门 (concealed) is a fan the seat also counts when it loses (Part B).
-            return 0.5 if table.openings == 0 else 1.0
-        factor = 1.0
-        if self.rules.mode == "koukou" or table.openings == 0:
-            factor *= 2.0
-        if action.type == KONG:
-            factor *= 2.0
-        return factor
+        """How much a claim multiplies what the seat pays when another wins (the ruleset's
+        :meth:`~laizi.rules.ruleset.Ruleset.claim_loss_factor`)."""
+        return self.ruleset.claim_loss_factor(table.openings, action.type == KONG)
 
     def _after_claim(
         self, table: SeatTable, action: Action, tile: int, wild: int | None

@@ -29,7 +29,7 @@ from laizi.engine.actions import (
     WIN,
     Action,
 )
-from laizi.tiles import TERMINALS_AND_HONORS
+from laizi.tiles import FIRST_HONOR, TERMINALS_AND_HONORS
 
 __all__ = ["GreedyBot"]
 
@@ -39,7 +39,7 @@ SHANTEN_WEIGHT = 100.0
 
 def isolation(counts: Sequence[int], kind: int) -> float:
     """How little a tile connects to the rest of the hand (higher: a better discard)."""
-    if kind >= 27:
+    if kind >= FIRST_HONOR:
         return 1.0 if counts[kind] == 1 else 0.0
     base = 9 * (kind // 9)
     near = 0

@@ -35,6 +35,7 @@ from laizi.bots.table import SeatTable, meld_tiles
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import Ruleset
 from laizi.rules.situation import PlayerHand, WinSituation
+from laizi.tiles import EAST, FIRST_HONOR
 
 __all__ = ["DISCARDED_WEIGHT", "Evaluator", "World", "public_melds", "sample_worlds"]
 
@@ -93,7 +94,7 @@ def public_melds(player: dict[str, Any]) -> tuple[Meld, ...]:
     for m in player["melds"]:
         tiles = meld_tiles(m)
         if not tiles:
-            tiles = [27, 27, 27, 27]
+            tiles = [EAST] * 4
         melds.append(Meld(m["kind"], tuple(sorted(tiles)), m.get("from")))
     return tuple(melds)
 
@@ -119,7 +120,8 @@ class Evaluator:
         self.hazard = hazard
         self.wild = strategy.wild(table)
         self.kept = strategy.kept_out(table)
-        self.wuhan = table.doubling
+        self.must_open = ruleset.must_open_to_win()
+        """A win needs an opening (Wuhan A6): the play-outs value a closed hand's win as opened."""
         view = table.view
         self.players = view["players"]
         self.public = {p["seat"]: public_melds(p) for p in self.players}
@@ -180,8 +182,8 @@ class Evaluator:
         table = self.table
         me = table.seat
         hand = tuple(t for t in range(34) for _ in range(counts[t]))
-        if self.wuhan and not any(m.is_opening for m in melds):
-            # Wuhan needs an opening (A5): value the win as if one of its sets had been claimed.
+        if self.must_open and not any(m.is_opening for m in melds):
+            # A win needs an opening: value it as if one of the hand's sets had been claimed.
             opened = _with_opening(counts, tile, melds, self.wild, (me + 1) % 4)
             if opened is None:
                 return 0.0
@@ -278,7 +280,7 @@ class Evaluator:
         self._left = self.work
         self._use(melds)
         opened = any(m.is_opening for m in melds)
-        discard_wins = opened or not self.wuhan
+        discard_wins = opened or not self.must_open
         claims = PLAYOUT_CLAIMS
         rounds = max(1, (self.table.live + 3) // 4)
         total = 0.0
@@ -352,7 +354,8 @@ class Evaluator:
     ) -> tuple[tuple[int, ...], tuple[Meld, ...]] | None:
         """A claim on one of this round's three discards that brings the hand a step closer:
         the hand after it and its best throw, and the melds; None when none does."""
-        left = (self.table.seat + 3) % 4
+        left = self.ruleset.chow_source(self.table.seat)  # the seat it may chow from
+        chow_index = (left - self.table.seat) % 4 - 1  # its discard among the round's three
         for index in range(3):
             x = wall[position + index]
             if x == self.wild or x in self.kept:
@@ -362,7 +365,7 @@ class Evaluator:
                 found = self._after_playout_claim(key, melds, shanten, (x, x), meld)
                 if found is not None:
                     return found
-            if claims == "chow" and index == 2 and x < 27:
+            if claims == "chow" and index == chow_index and self.ruleset.chowable(x):
                 for low in range(max(x - 2, x - x % 9), min(x, x - x % 9 + 6) + 1):
                     run = (low, low + 1, low + 2)
                     rest = [t for t in run if t != x]
@@ -433,8 +436,8 @@ def _with_opening(
     wild: int | None,
     from_seat: int,
 ) -> tuple[tuple[int, ...], tuple[Meld, ...]] | None:
-    """A Wuhan hand not yet opened, valued as if one set of it (not the winning tile's) had been
-    claimed: a triplet first, else a run; None when it has neither."""
+    """A hand not yet opened (where a win needs an opening), valued as if one set of it (not the
+    winning tile's) had been claimed: a triplet first, else a run; None when it has neither."""
     full = list(counts)
     full[tile] += 1
     for kind in range(34):
@@ -443,7 +446,7 @@ def _with_opening(
             rest[kind] -= 3
             meld = Meld("pung", (kind, kind, kind), from_seat)
             return tuple(t for t in range(34) for _ in range(rest[t])), (*melds, meld)
-    for kind in range(27):
+    for kind in range(FIRST_HONOR):
         if kind % 9 > 6:
             continue
         run = (kind, kind + 1, kind + 2)

@@ -10,14 +10,23 @@ the plain mahjong answers of this base.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from laizi import hand as shapes
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import Action
-from laizi.rules.registry import find_game
+from laizi.rules.registry import find_game, make_ruleset
+from laizi.rules.ruleset import Ruleset
 
-__all__ = ["Plan", "Strategy", "strategy_for"]
+__all__ = ["Plan", "Strategy", "ruleset_for", "strategy_for"]
+
+
+@lru_cache(maxsize=32)
+def ruleset_for(rules: Any) -> Ruleset:
+    """The ruleset of a room's settings, made once per settings value: what the bots ask about
+    the game (:class:`~laizi.rules.ruleset.Ruleset`), never a flag."""
+    return make_ruleset(rules)
 
 
 class Plan:
@@ -37,6 +46,11 @@ class Strategy:
 
     def __init__(self, rules: Any) -> None:
         self.rules = rules
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The room's ruleset (:func:`ruleset_for`)."""
+        return ruleset_for(self.rules)
 
     # --- tiles ------------------------------------------------------------------------------
     def wild(self, table: SeatTable) -> int | None:

@@ -26,6 +26,7 @@ from laizi.bots.greedy import SHANTEN_WEIGHT, GreedyBot
 from laizi.bots.strategy import Plan
 from laizi.bots.table import SeatTable
 from laizi.engine.actions import CHOW, KONG, PUNG, Action
+from laizi.tiles import FIRST_HONOR
 
 __all__ = ["StrongBot"]
 
@@ -43,7 +44,7 @@ def tile_danger(table: SeatTable, kind: int, discards: list[int]) -> float:
     unseen = table.unseen[kind]
     if unseen == 0:
         return 0.1
-    if kind >= 27:
+    if kind >= FIRST_HONOR:
         return 0.35 if unseen >= 2 else 0.2
     rank = kind % 9
     base = 0.6 if rank in (0, 8) else 0.8 if rank in (1, 7) else 1.0

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from laizi.rules.registry import find_game
 from laizi.tiles import parse_tile, parse_tiles
 
 __all__ = ["Opponent", "SeatTable", "meld_tiles"]
@@ -54,8 +53,6 @@ class SeatTable:
         self.view = view
         self.seat: int = view["seat"]
         self.game: str = view["game"]
-        self.doubling: bool = find_game(self.game).doubling
-        """Whether openings, kongs and laid-out tiles double multipliers (the registry says)."""
         self.phase: str = view["phase"]
         self.dealer: int = view["dealer"]
         self.live: int = view["live"]
@@ -125,3 +122,13 @@ class SeatTable:
     @property
     def size(self) -> int:
         return sum(self.counts)
+
+    @property
+    def hand_size(self) -> int:
+        """Concealed tiles held (as :class:`Opponent` names it: the value model reads both)."""
+        return sum(self.counts)
+
+    @property
+    def meld_suits(self) -> set[int]:
+        """Suits (0 m, 1 p, 2 s, 3 honors) of its melds."""
+        return {tiles[0] // 9 for _, tiles in self.melds if tiles}

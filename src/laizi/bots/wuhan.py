@@ -17,7 +17,7 @@ from laizi.bots.strategy import Plan, Strategy, all_triplets_need
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import LAY_OUT, Action
 from laizi.rules.wuhan.readings import holds_must_gang
-from laizi.tiles import TWO_FIVE_EIGHT
+from laizi.tiles import TWO_FIVE_EIGHT, is_suited
 
 __all__ = ["WuhanStrategy"]
 
@@ -106,8 +106,9 @@ class WuhanStrategy(Strategy):
         return table.openings == 0
 
     def opening_cost(self, table: SeatTable) -> float:
-        """口口翻 doubles one's multiplier at every opening — every loss doubles too."""
-        if self.rules.mode == "koukou" and table.openings > 0:
+        """口口翻 doubles one's multiplier at every opening — every loss doubles too (the
+        ruleset's :meth:`~laizi.rules.ruleset.Ruleset.claim_loss_factor` after the first)."""
+        if table.openings > 0 and self.ruleset.claim_loss_factor(table.openings, False) > 1.0:
             return 1.0
         return 0.0
 
@@ -166,7 +167,7 @@ class WuhanStrategy(Strategy):
         for other in table.opponents:
             if other.hand_size == 1 and not ready and kind in TWO_FIVE_EIGHT:
                 cost += 6.0 * table.unseen[kind] / 4 + 2.0
-            if other.openings == 2 and kind < 27:
+            if other.openings == 2 and is_suited(kind):
                 suits = other.meld_suits
                 if len(suits) == 1 and kind // 9 in suits:
                     cost += 3.0

@@ -20,7 +20,7 @@ from laizi.cli.common import (
     load_json_option,
 )
 from laizi.i18n import Lang, pick
-from laizi.rules.registry import GAMES, find_game
+from laizi.rules.registry import GAMES, ruleset_class
 from laizi.rules.settings import Settings, SettingsError
 from laizi.tiles import count_vector, format_tile, parse_tile, parse_tiles, tile_name
 
@@ -108,7 +108,7 @@ def readable(result: Analysis, lang: Lang) -> str:
             f"{pick(lang, '听牌', 'waits')}: {tile_list(result.waits)}",
             f"{pick(lang, '二五八将听牌', 'waits, 2/5/8 pair')}: {tile_list(result.waits_258)}",
         ]
-    if find_game(result.game).special_shapes:
+    if ruleset_class(result.game).wins_special_shapes():
         if sum(result.counts) % 3 == 2:
             lines.append(
                 f"{pick(lang, '七对', 'seven pairs')}: {yes(result.seven_pairs)}"
@@ -149,7 +149,7 @@ def analyze_line(line: str) -> dict[str, Any]:
     game = request.get("game", "wuhan")
     if game not in GAMES:
         return {"error": f"field 'game': {game!r} is not one of {', '.join(GAMES)}"}
-    if not find_game(game).wild_tiles and laizi_text is not None:
+    if not ruleset_class(game).has_wild_tiles() and laizi_text is not None:
         return {"error": f"field 'laizi': {game.capitalize()} mahjong has no laizi"}
     try:
         laizi = parse_tile(laizi_text) if laizi_text is not None else None

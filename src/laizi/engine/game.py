@@ -55,7 +55,7 @@ from laizi.engine.illegal import IllegalAction, why_illegal
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import WinOffer
-from laizi.tiles import format_counts
+from laizi.tiles import FIRST_HONOR, format_counts
 
 __all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why_illegal"]
 
@@ -68,7 +68,11 @@ _PLAIN_ACTIONS = {
     kind: tuple(Action(seat, kind) for seat in range(4)) for kind in (WIN, PASS, PUNG, KONG)
 }
 _CHOW_ACTIONS = tuple(
-    {low: Action(seat, CHOW, None, (low, low + 1, low + 2)) for low in range(27) if low % 9 < 7}
+    {
+        low: Action(seat, CHOW, None, (low, low + 1, low + 2))
+        for low in range(FIRST_HONOR)
+        if low % 9 < 7
+    }
     for seat in range(4)
 )
 _SELF_DRAW = "self_draw"
@@ -109,7 +113,7 @@ def _legal_actions(state: HandState, seat: int) -> list[Action]:
 def _turn_actions(state: HandState) -> list[Action]:
     seat = state.turn
     player = state.players[seat]
-    if player.declared_ready:
+    if state.ruleset.hand_locked(state, seat):
         return _locked_turn_actions(state, seat)
     counts = player.counts
     mask = state.special_mask
@@ -143,7 +147,8 @@ def _turn_actions(state: HandState) -> list[Action]:
 
 
 def _locked_turn_actions(state: HandState, seat: int) -> list[Action]:
-    """报听 locks the hand (Part B): discard the tile just drawn, or win with it."""
+    """A locked hand (the ruleset's ``hand_locked``: 报听): discard the tile just drawn, or win
+    with it."""
     actions: list[Action] = []
     drawn = state.drawn
     if drawn is not None:
@@ -279,7 +284,8 @@ def _open_window(state: HandState, events: list[Event], seat: int, tile: int, ph
         opts: list[Action] = []
         if not player.win_locked and _offer(state, other, tile, how) is not None:
             opts.append(_PLAIN_ACTIONS[WIN][other])
-        if phase == CLAIM and not state.special_mask[tile] and not player.declared_ready:
+        locked = phase != CLAIM or state.special_mask[tile] or ruleset.hand_locked(state, other)
+        if not locked:
             n = player.counts[tile]
             if n >= 2:
                 opts.append(_PLAIN_ACTIONS[PUNG][other])

@@ -27,30 +27,26 @@ from laizi.engine.events import TILE
 from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.rules.melds import Meld
-from laizi.rules.ruleset import SpecialTiles
+from laizi.rules.registry import game_ids, ruleset_class
+from laizi.rules.ruleset import Ruleset, SpecialTiles
+from laizi.tiles import FIRST_HONOR, HONORS
 
-__all__ = ["REASONS", "discard_no_win", "hint_key", "seat_hints", "seen_counts"]
+__all__ = ["discard_no_win", "hint_key", "refusal_reasons", "seat_hints", "seen_counts"]
 
-REASONS: dict[str, tuple[str, str]] = {
-    "below_minimum": ("未达起胡点数", "below the table's minimum to win"),
-    "two_laizi_small": ("手上两个或以上癞子，不能胡小胡", "two or more laizi: no small win"),
-    "not_opened": ("没有开口，不能胡", "never opened: no win"),
-    "holding_must_gang": (
-        "手上有必须杠出的牌（红中/发财/癞子皮），不能胡",
-        "holding a must-gang tile: no win",
-    ),
-    "no_terminal": ("断幺九：手里没有幺九或字牌，不能胡", "no terminal or honor: no win"),
-    "no_triplet": ("没有刻子或杠，不能胡", "no triplet or kong: no win"),
-    "pass_win_locked": ("过胡：摸牌前不能再胡", "a win was passed: none until your next draw"),
-    "not_allowed": ("规则不允许这样胡", "the rules do not allow this win"),
-}
-"""Every reason a hint gives for a win the rules refuse: id → (Chinese, English).  Stable ids,
-listed in docs/protocol.md; the client has its own text for each."""
 
-_FROM_RULES = {"holds_special": "holding_must_gang", "two_laizi": "two_laizi_small"}
-"""The settlements' refusal ids that the hints name differently (the rest keep their id)."""
+def refusal_reasons() -> dict[str, tuple[str, str]]:
+    """Every reason a hint gives for a win the rules refuse, in every registered game: id →
+    (Chinese, English), each game's :meth:`~laizi.rules.ruleset.Ruleset.refusal_reasons`.
+    Stable ids, listed in docs/protocol.md; each game's own first, then those every game gives."""
+    shared = Ruleset.refusal_reasons()
+    found: dict[str, tuple[str, str]] = {}
+    for game in game_ids():
+        own = ruleset_class(game).refusal_reasons()
+        found.update((key, text) for key, text in own.items() if key not in shared)
+    return {**found, **shared}
 
-_PLACEHOLDER = (0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 28, 29, 30, 31)
+
+_PLACEHOLDER = (*range(0, FIRST_HONOR, 3), *HONORS[:5])
 """Another seat's concealed hand in the copy the hints read: these tiles, as many as it holds
 (1m 4m 7m 1p 4p 7p 1s 4s 7s and honors: no hidden tile, and nothing the seat could learn from)."""
 
@@ -136,8 +132,8 @@ def _total(value: Fraction) -> str:
 
 
 def _settle(table: _Table, state: HandState, seat: int, tile: int, how: str) -> tuple[Any, ...]:
-    """(the total ``seat`` collects or None, the refusal (a :data:`REASONS` id) or None); both
-    None: the tile completes no winning shape at all."""
+    """(the total ``seat`` collects or None, the refusal (a hint id, :func:`refusal_reasons`) or
+    None); both None: the tile completes no winning shape at all."""
     ruleset = state.ruleset
     try:
         settlement = ruleset.score(ruleset.situation(table, seat, tile, how))
@@ -148,12 +144,8 @@ def _settle(table: _Table, state: HandState, seat: int, tile: int, how: str) -> 
     reason = getattr(settlement, "reason", None) or "not_allowed"
     if reason == "not_complete":
         return None, None
-    return None, _FROM_RULES.get(reason, reason)
+    return None, ruleset.hint_reason(reason)
 
-
-_HAND_REASONS = frozenset({"not_opened", "holding_must_gang", "no_terminal", "no_triplet"})
-"""Refusals that depend on the hand alone, not on how it wins: a self-drawn win refused so is
-refused on every discard too (the others may differ: a discard can make a big win, 全求人)."""
 
 _CACHE: OrderedDict[tuple[Any, ...], tuple[str | None, str | None]] = OrderedDict()
 _CACHE_SIZE = 50_000
@@ -253,7 +245,9 @@ def _waits(
         counts[tile] -= 1
         if why is not None:
             reasons.append(why)
-        hand_refused = why in _HAND_REASONS
+        # A refusal of the hand alone holds on every discard too (the others may differ: a
+        # discard can make a big win, 全求人).
+        hand_refused = why is not None and state.ruleset.refused_by_the_hand(why)
         # On a discard of each other seat (a tile that is laid out is never discarded).
         by_seat: dict[str, str | None] = {}
         if not mask[tile]:

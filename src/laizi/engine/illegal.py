@@ -110,7 +110,7 @@ def _tile_reason(state: HandState, action: Action) -> tuple[str, str] | None:
     held = player.counts[tile]
     if not held:
         return f"座位 {seat} 手里没有 {name}", f"seat {seat} holds no {name}"
-    if player.declared_ready:
+    if state.ruleset.hand_locked(state, seat):
         drawn = "?" if state.drawn is None else TILE[state.drawn]
         return (
             f"座位 {seat} 已报听，牌已锁定：只能打出摸到的 {drawn}",
@@ -118,11 +118,7 @@ def _tile_reason(state: HandState, action: Action) -> tuple[str, str] | None:
             f"drew ({drawn})",
         )
     if action.type == DECLARE_READY:
-        return (
-            f"打出 {name} 后不是夹、边、单调或只胡幺九的听牌，不能报听",
-            f"after discarding {name} the hand does not wait on a single tile kind (夹, 边, "
-            "单调) or on terminals only: no 报听",
-        )
+        return state.ruleset.why_not_declarable(tile)
     if action.type == LAY_OUT and not state.special_mask[tile]:
         return (
             f"{name} 既不是要杠的牌也不是癞子",

@@ -33,6 +33,7 @@ __all__ = [
     "CONCEALED_KONG",
     "DECLARE_READY",
     "DISCARD",
+    "HIDDEN_KONGS",
     "KONG_ACTION",
     "LAY_OUT",
     "NUM_ACTIONS",
@@ -167,3 +168,5 @@ SCALAR_NAMES = (
     "kongs_made",  # 33: kongs and lay-outs made at the table so far
 )
 assert len(SCALAR_NAMES) == 34
+HIDDEN_KONGS = SCALAR_NAMES.index("hidden_kongs_0")
+"""The scalars' first hidden-kongs column (one per relative seat, the viewer's always zero)."""

@@ -36,6 +36,7 @@ from laizi.engine.view import live_multipliers
 from laizi.env.spaces import (
     ACTION_BLOCKS,
     CHOW_LOW,
+    HIDDEN_KONGS,
     KONG_ACTION,
     NUM_ACTIONS,
     OBS_SHAPE,
@@ -360,7 +361,7 @@ class EnvTable:
             scalars[19 + k] = sum(p.counts)
             scalars[23 + k] = p.openings
             if k:
-                scalars[27 + k] = hidden[s]
+                scalars[HIDDEN_KONGS + k] = hidden[s]
             if p.declared_ready:
                 out[21, k] = 1
         scalars[31] = float(state.after_kong and turn == seat)

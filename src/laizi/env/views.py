@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from laizi.engine.actions import Action
-from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
+from laizi.env.spaces import HIDDEN_KONGS, NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import action_index, log2_multiplier
 from laizi.tiles import parse_tile, parse_tiles
 
@@ -62,7 +62,7 @@ def encode_view(
                 kongs_made += 1
             if meld["tiles"] is None or (rel and meld["kind"] == "concealed_kong"):
                 # another seat's 暗杠 stays hidden, also in the view at the hand's end
-                scalars[27 + rel] += 1
+                scalars[HIDDEN_KONGS + rel] += 1
                 continue
             for t in _tiles(meld["tiles"]):
                 obs[2 + rel, t] += 1

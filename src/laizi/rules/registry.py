@@ -63,11 +63,10 @@ class Game:
     - ``strategy``: ``"module:Class"`` of its bots' ``laizi.bots.strategy.Strategy`` (``None``:
       the plain one);
     - ``env``: its PettingZoo module (the observation's game-specific rows — special tiles,
-      multipliers, 报听 — come from the ruleset's answers);
-    - ``wild_tiles``: whether a hand may hold a laizi; ``special_shapes``: whether seven pairs
-      and thirteen orphans win (hand analysis);
-    - ``doubling``: whether openings, kongs and laid-out tiles double a seat's multiplier, for
-      what it wins and what it pays (Wuhan's 开口翻/口口翻) — what the bots weigh a claim by.
+      multipliers, 报听 — come from the ruleset's answers).
+
+    What a game is like (wild tiles, special shapes, doubling multipliers) is not a flag here:
+    the ruleset answers it (``has_wild_tiles``, ``wins_special_shapes``, ``loss_estimate`` …).
     """
 
     id: str
@@ -76,9 +75,6 @@ class Game:
     settings: str
     strategy: str | None = None
     env: str | None = None
-    wild_tiles: bool = False
-    special_shapes: bool = False
-    doubling: bool = False
 
     def ruleset_class(self) -> type[Ruleset]:
         cls: type[Ruleset] = _load(self.ruleset)

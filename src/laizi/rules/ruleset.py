@@ -11,6 +11,13 @@ the ones both games give.
 A ruleset reads the hand in play through :class:`HandView` (the engine's ``HandState`` has
 that shape), so nothing here imports the engine.
 
+The bots, the hints and the hand analysis ask it too, so that no game flag travels outside
+``laizi.rules``: whether a declared hand is locked (:meth:`Ruleset.hand_locked`), why a win is
+refused as the hints name it (:meth:`Ruleset.refusal_reasons`), which tiles and shapes a hand
+may use (:meth:`Ruleset.has_wild_tiles`, :meth:`Ruleset.wins_special_shapes`) and the value
+model of the expert bot's search — what a seat pays another's win (:meth:`Ruleset.loss_estimate`,
+:meth:`Ruleset.deal_in_loss`) and what a claim does to it (:meth:`Ruleset.claim_loss_factor`).
+
 >>> from laizi.rules import make_ruleset
 >>> rules = make_ruleset("baishan")
 >>> rules.chow_allowed(discarder=2, claimer=3), rules.chow_allowed(discarder=2, claimer=1)
@@ -28,12 +35,20 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
 from laizi.rules.melds import Meld
-from laizi.tiles import format_tile, format_tiles
+from laizi.tiles import format_tile, format_tiles, is_suited
 
 if TYPE_CHECKING:
     from laizi.rules.situation import Multiplier, PlayerHand, WinSituation
 
-__all__ = ["HandView", "Ruleset", "SeatView", "SpecialTiles", "WinOffer", "claim_order"]
+__all__ = [
+    "HandView",
+    "PublicSeat",
+    "Ruleset",
+    "SeatView",
+    "SpecialTiles",
+    "WinOffer",
+    "claim_order",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +125,25 @@ class HandView(Protocol):
     def after_kong(self) -> bool: ...
 
 
+class PublicSeat(Protocol):
+    """What every seat sees of one seat, as the value model reads it (the bots' ``Opponent`` and
+    ``SeatTable`` have this shape): ``multiplier`` is the total a seat's view shows (1 in a game
+    without multipliers), ``meld_suits`` the suits of its melds (0–2, 3 for honors)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def multiplier(self) -> int: ...
+    @property
+    def openings(self) -> int: ...
+    @property
+    def declared_ready(self) -> bool: ...
+    @property
+    def hand_size(self) -> int: ...
+    @property
+    def meld_suits(self) -> set[int]: ...
+
+
 def claim_order(win_priority: str, dealer: int, discarder: int) -> tuple[int, ...]:
     """一炮单响 (A6): the seats that may win one discard, first claimant first.
 
@@ -171,7 +205,7 @@ class Ruleset(ABC):
     @staticmethod
     def chowable(tile: int) -> bool:
         """Only suit tiles make sequences: honors are never chowed (A5, Part B)."""
-        return tile < 27  # the suits are ids 0–26 (laizi.tiles), honors 27–33
+        return is_suited(tile)
 
     kong_robbable: bool = True
     """抢杠: whether an added kong may be robbed (A6); a game that says no refuses ``rob_kong``
@@ -192,6 +226,16 @@ class Ruleset(ABC):
         A seat that declared is locked: from then on it only discards what it draws, claims
         nothing but a win and makes no kong.  Wuhan has no 报听: none."""
         return ()
+
+    def hand_locked(self, state: HandView, seat: int) -> bool:
+        """Whether ``seat``'s hand is locked: on its turn it only discards the tile it drew (or
+        wins with it), it claims nothing but a win and makes no kong.  Here: once it declared
+        ready (:meth:`declarable_discards`; a game without 报听 never locks a hand)."""
+        return state.players[seat].declared_ready
+
+    def why_not_declarable(self, tile: int) -> tuple[str, str]:
+        """Why discarding ``tile`` does not declare ready now, in Chinese and English."""
+        return "这个规则没有报听", "these rules have no 报听 (declaring ready)"
 
     def kong_payments(
         self, state: HandView, seat: int, kind: str, tile: int
@@ -240,6 +284,38 @@ class Ruleset(ABC):
             return "not_complete"
         return getattr(settlement, "reason", None) or "not_allowed"
 
+    @classmethod
+    def refusal_reasons(cls) -> dict[str, tuple[str, str]]:
+        """Every reason the hints give for a win these rules refuse: id → (Chinese, English).
+        Stable ids, listed in docs/protocol.md.  Here the two any game gives."""
+        return {
+            "pass_win_locked": (
+                "过胡：摸牌前不能再胡",
+                "a win was passed: none until your next draw",
+            ),
+            "not_allowed": ("规则不允许这样胡", "the rules do not allow this win"),
+        }
+
+    def hint_reason(self, reason: str) -> str:
+        """A settlement's refusal id (its ``reason``) as the hints name it
+        (:meth:`refusal_reasons`).  Here: the same id."""
+        return reason
+
+    def refused_by_the_hand(self, reason: str) -> bool:
+        """Whether a refusal (a hint id) depends on the hand alone, not on how it wins: a
+        self-drawn win refused so is refused on every discard too.  Here: none is."""
+        return False
+
+    @classmethod
+    def has_wild_tiles(cls) -> bool:
+        """Whether a hand may hold a wild tile (a laizi, A3)."""
+        return False
+
+    @classmethod
+    def wins_special_shapes(cls) -> bool:
+        """Whether seven pairs and thirteen orphans win (the hand analysis shows them)."""
+        return False
+
     def drawn_payments(self, state: HandView) -> tuple[Fraction, ...]:
         """What changes hands when nobody wins (Wuhan: nothing, A8)."""
         return (Fraction(0),) * 4
@@ -280,6 +356,50 @@ class Ruleset(ABC):
         """Per seat, the fans it counts already that every seat can see (a table shows them
         beside each seat), as ``{"id", "zh", "en", "fans"}``; ``None`` in a game without fans."""
         return None
+
+    # --- the value model (the expert bot's search) ---------------------------------------
+    def must_open_to_win(self) -> bool:
+        """Whether a hand must have claimed a set (opened) before it may win (Wuhan A5/A6)."""
+        return False
+
+    def loss_estimate(
+        self,
+        winner: PublicSeat,
+        loser: PublicSeat,
+        dealer: int,
+        *,
+        discarder: bool,
+        multiplier: float,
+    ) -> float:
+        """About how many points ``loser`` pays when ``winner`` wins with a common hand, from
+        what the table shows; ``discarder``: it threw the winning tile; ``multiplier``: the
+        loser's own multiplier to count with (its current one, or what a claim would make it).
+        Here: the room's unit times that multiplier, twice from the discarder."""
+        return float(self.settings.base) * multiplier * (2.0 if discarder else 1.0)
+
+    def deal_in_loss(
+        self,
+        winner: PublicSeat,
+        loser: PublicSeat,
+        dealer: int,
+        tile: int,
+        *,
+        ready: bool,
+        threat: float,
+        chance: float,
+    ) -> float:
+        """Expected points ``loser`` pays by discarding ``tile`` when ``winner`` is ready with
+        chance ``threat`` and waits on it with chance ``chance``; ``ready``: the loser is ready
+        after the discard.  Here: that chance times :meth:`loss_estimate` (no contract)."""
+        loss = self.loss_estimate(
+            winner, loser, dealer, discarder=True, multiplier=loser.multiplier
+        )
+        return threat * chance * loss
+
+    def claim_loss_factor(self, openings: int, kong: bool) -> float:
+        """How much a claim (a pung or chow; with ``kong`` an exposed kong) multiplies what a
+        seat with ``openings`` openings so far pays when another seat wins.  Here: nothing."""
+        return 1.0
 
     # --- the settlement -------------------------------------------------------------------
     def score(self, situation: WinSituation) -> Any:

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from laizi.engine.hints import REASONS as HINT_REASONS
+from laizi.engine.hints import refusal_reasons
 from laizi.rules.registry import game_ids, ruleset_class
 from laizi.rules.schema import label, settings_schema
 from laizi.server.table import TableSettings
@@ -91,12 +91,13 @@ def table_schema() -> dict[str, Any]:
 
 def game_words() -> dict[str, dict[str, Any]]:
     """Per game, the words of :meth:`laizi.rules.ruleset.Ruleset.words` with each ``(zh, en)``
-    as ``{"zh", "en"}``; its refusal reasons include the hints' (:data:`HINT_REASONS`, the ids a
-    ``hints`` message gives)."""
+    as ``{"zh", "en"}``; its refusal reasons include the hints' (the ids a ``hints`` message
+    gives, :func:`laizi.engine.hints.refusal_reasons`)."""
     out: dict[str, dict[str, Any]] = {}
+    hint_reasons = refusal_reasons()
     for game in game_ids():
         words = dict(ruleset_class(game).words())
-        words["reasons"] = {**words.get("reasons", {}), **HINT_REASONS}
+        words["reasons"] = {**words.get("reasons", {}), **hint_reasons}
         out[game] = {
             key: (
                 {name: {"zh": pair[0], "en": pair[1]} for name, pair in value.items()}

@@ -45,5 +45,4 @@ GAME = Game(
     "laizi.rules.baishan.settings:BaishanSettings",
     strategy="laizi.bots.baishan:BaishanStrategy",
     env="laizi.env.baishan_v0",
-    special_shapes=True,
 )

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from laizi import hand as shapes
 from laizi.rules.melds import Meld
-from laizi.tiles import HONORS, TERMINALS, TERMINALS_AND_HONORS
+from laizi.tiles import FIRST_HONOR, HONORS, TERMINALS, TERMINALS_AND_HONORS
 
 __all__ = [
     "BaishanReading",
@@ -74,7 +74,7 @@ def _meld_splits(counts: list[int], start: int) -> Iterator[list[tuple[str, int]
         for rest in _meld_splits(counts, i):
             yield [("pung", i), *rest]
         counts[i] += 3
-    if i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+    if i < FIRST_HONOR and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
         counts[i] -= 1
         counts[i + 1] -= 1
         counts[i + 2] -= 1

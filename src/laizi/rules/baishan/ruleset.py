@@ -26,15 +26,27 @@ from laizi.rules.baishan.settle import (
 )
 from laizi.rules.baishan.validate import check_situation
 from laizi.rules.melds import Meld
-from laizi.rules.ruleset import HandView, Ruleset, SpecialTiles, WinOffer
+from laizi.rules.ruleset import HandView, PublicSeat, Ruleset, SpecialTiles, WinOffer
 from laizi.rules.situation import InputError, WinSituation
-from laizi.tiles import TERMINALS_AND_HONORS
+from laizi.tiles import TERMINALS_AND_HONORS, format_tile
 
 __all__ = ["BaishanRuleset"]
 
 SPLIT_WITH_KONG = 4
 SPLIT_WITHOUT_KONG = 18
 """分张 (Part B): "如果有杠，倒数第4张牌分张。如果没杠倒数第9叠分张" — 9 stacks of two."""
+
+REFUSALS = {
+    "no_terminal": ("断幺九：手里没有幺九或字牌，不能胡", "no terminal or honor: no win"),
+    "no_triplet": ("没有刻子或杠，不能胡", "no triplet or kong: no win"),
+}
+"""The hints' names of the settlement's refusals (Part B), in Chinese and English; both depend
+on the hand alone."""
+
+COMMON_FANS = 2
+"""About how many fans a common Baishan win counts (the value model's starting point)."""
+MOST_FANS = 6
+"""封顶 (Part B): a loser pays at most 2^6 times the unit."""
 
 
 class BaishanRuleset(Ruleset):
@@ -61,6 +73,51 @@ class BaishanRuleset(Ruleset):
         """报听 on a single wait (夹, 边, 单调) or on terminals only (Part B)."""
         player = state.players[seat]
         return declarable_discards(player.counts, player.melds)
+
+    def why_not_declarable(self, tile: int) -> tuple[str, str]:
+        name = format_tile(tile)
+        return (
+            f"打出 {name} 后不是夹、边、单调或只胡幺九的听牌，不能报听",
+            f"after discarding {name} the hand does not wait on a single tile kind (夹, 边, "
+            "单调) or on terminals only: no 报听",
+        )
+
+    @classmethod
+    def refusal_reasons(cls) -> dict[str, tuple[str, str]]:
+        return {**REFUSALS, **super().refusal_reasons()}
+
+    def refused_by_the_hand(self, reason: str) -> bool:
+        return reason in REFUSALS
+
+    @classmethod
+    def wins_special_shapes(cls) -> bool:
+        """Seven pairs and thirteen orphans (Part B)."""
+        return True
+
+    # --- the value model --------------------------------------------------------------------
+    def loss_estimate(
+        self,
+        winner: PublicSeat,
+        loser: PublicSeat,
+        dealer: int,
+        *,
+        discarder: bool,
+        multiplier: float,
+    ) -> float:
+        """2^(the winner's fans + the loser's), capped at 2^6 (Part B): a common win has about
+        two fans; 点炮, 报听, 坐庄 (either seat) and 立门 (the loser never opened) add one each.
+        ``multiplier`` / the loser's multiplier now is a claim's effect (losing 立门 halves it)."""
+        fans = COMMON_FANS + (1 if discarder else 0) + (1 if winner.declared_ready else 0)
+        fans += 1 if dealer in (loser.seat, winner.seat) else 0
+        fans += 1 if loser.openings == 0 else 0
+        unit = float(self.settings.base)
+        loss: float = unit * 2 ** min(MOST_FANS, fans) * multiplier / max(1, loser.multiplier)
+        return loss
+
+    def claim_loss_factor(self, openings: int, kong: bool) -> float:
+        """立门 (concealed) is a fan the seat also counts when it loses: the first claim halves
+        what it pays (Part B)."""
+        return 0.5 if openings == 0 else 1.0
 
     def shape_waits(
         self, counts: Sequence[int], melds: Sequence[Meld], specials: SpecialTiles

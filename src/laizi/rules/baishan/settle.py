@@ -25,7 +25,7 @@ from typing import Any
 from laizi.rules.baishan.readings import BaishanReading, evaluate
 from laizi.rules.melds import Meld
 from laizi.rules.situation import WinSituation, number_json
-from laizi.tiles import KINDS, count_vector, format_tile
+from laizi.tiles import KINDS, count_vector, format_tile, is_honor, is_suited
 
 __all__ = [
     "BIG_KONG_TILES",
@@ -306,8 +306,8 @@ def _winner_fans(
         fans.append(Fan("zuozhuang", 1))
     tiles = [t for t in range(KINDS) for _ in range(concealed[t])]
     tiles += [t for m in melds for t in m.tiles]
-    suits = {t // 9 for t in tiles if t < 27}
-    honors = any(t >= 27 for t in tiles)
+    suits = {t // 9 for t in tiles if is_suited(t)}
+    honors = any(is_honor(t) for t in tiles)
     if len(suits) == 1 and not honors:
         fans.append(Fan("qingyise", 2))
     elif len(suits) <= 1 and honors:

@@ -58,6 +58,4 @@ GAME = Game(
     "laizi.rules.wuhan.settings:WuhanSettings",
     strategy="laizi.bots.wuhan:WuhanStrategy",
     env="laizi.env.wuhan_v0",
-    wild_tiles=True,
-    doubling=True,
 )

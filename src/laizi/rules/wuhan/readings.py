@@ -21,7 +21,7 @@ from laizi.hand import HandSizeError, complete
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import SpecialTiles
 from laizi.rules.wuhan.specials import indicator_and_laizi
-from laizi.tiles import HONORS, KINDS, TWO_FIVE_EIGHT, count_vector
+from laizi.tiles import FIRST_HONOR, HONORS, KINDS, TWO_FIVE_EIGHT, count_vector
 
 __all__ = [
     "BIG_WINS",
@@ -157,7 +157,7 @@ def _melds_through(
     """The melds that can hold the lowest kind left: (real tiles taken, wildcards needed)."""
     used = min(counts[lowest], 3)
     options: list[tuple[tuple[tuple[int, int], ...], int]] = [(((lowest, used),), 3 - used)]
-    if triplets_only or lowest >= 27:
+    if triplets_only or lowest >= FIRST_HONOR:
         return options
     first_of_suit = lowest - lowest % 9
     for start in (lowest - 2, lowest - 1, lowest):

@@ -19,15 +19,35 @@ from laizi.rules.wuhan.settings import WuhanSettings
 from laizi.rules.wuhan.settle import Settlement, current_multiplier, score
 from laizi.rules.wuhan.specials import special_tiles
 from laizi.rules.wuhan.validate import check_situation
+from laizi.tiles import is_suited
 
 if TYPE_CHECKING:
     from laizi.rules.melds import Meld
+    from laizi.rules.ruleset import PublicSeat
     from laizi.rules.situation import Multiplier
 
 __all__ = ["WuhanRuleset"]
 
 FINAL_ROUND = 4
 """A8: the 海底 round starts when the live wall (the reserve left aside) is down to 4 tiles."""
+
+REFUSALS = {
+    "below_minimum": ("未达起胡点数", "below the table's minimum to win"),
+    "two_laizi_small": ("手上两个或以上癞子，不能胡小胡", "two or more laizi: no small win"),
+    "not_opened": ("没有开口，不能胡", "never opened: no win"),
+    "holding_must_gang": (
+        "手上有必须杠出的牌（红中/发财/癞子皮），不能胡",
+        "holding a must-gang tile: no win",
+    ),
+}
+"""The hints' names of the settlement's refusals (A3, A4, A6, A10), in Chinese and English."""
+HINT_NAMES = {"holds_special": "holding_must_gang", "two_laizi": "two_laizi_small"}
+"""The settlement's refusal ids that the hints name differently (the rest keep their id)."""
+HAND_REFUSALS = frozenset({"not_opened", "holding_must_gang"})
+"""Refusals that depend on the hand alone: never opened (A6), a must-gang tile held (A4)."""
+
+CONTRACT_CHANCE = 0.3
+"""How likely a third opening given to a seat showing one suit makes it a 清一色 (三句包)."""
 
 
 class WuhanRuleset(Ruleset):
@@ -61,6 +81,21 @@ class WuhanRuleset(Ruleset):
         return bool(self.settings.pass_win_locked)
 
     # --- wins -----------------------------------------------------------------------------
+    @classmethod
+    def refusal_reasons(cls) -> dict[str, tuple[str, str]]:
+        return {**REFUSALS, **super().refusal_reasons()}
+
+    def hint_reason(self, reason: str) -> str:
+        return HINT_NAMES.get(reason, reason)
+
+    def refused_by_the_hand(self, reason: str) -> bool:
+        return reason in HAND_REFUSALS
+
+    @classmethod
+    def has_wild_tiles(cls) -> bool:
+        """The laizi (A3)."""
+        return True
+
     def win_offer(self, state: HandView, seat: int, tile: int, how: str) -> WinOffer | None:
         player = state.players[seat]
         # Cheap refusals first (A6): never opened, or a must-gang tile held (A4).
@@ -121,6 +156,62 @@ class WuhanRuleset(Ruleset):
 
     def check_situation(self, situation: WinSituation) -> None:
         check_situation(situation)
+
+    # --- the value model --------------------------------------------------------------------
+    def must_open_to_win(self) -> bool:
+        """A6: a hand that never opened (开口) does not win."""
+        return True
+
+    def loss_estimate(
+        self,
+        winner: PublicSeat,
+        loser: PublicSeat,
+        dealer: int,
+        *,
+        discarder: bool,
+        multiplier: float,
+    ) -> float:
+        """A7: the unit × the winner's multiplier × the loser's × 2 from the discarder, × 1.5 for
+        a common win's own factors; at most the cap (A9)."""
+        factor = 2.0 if discarder else 1.0
+        raw = float(self.settings.base) * winner.multiplier * multiplier * factor * 1.5
+        return min(raw, float(self.settings.cap * self.settings.base))
+
+    def deal_in_loss(
+        self,
+        winner: PublicSeat,
+        loser: PublicSeat,
+        dealer: int,
+        tile: int,
+        *,
+        ready: bool,
+        threat: float,
+        chance: float,
+    ) -> float:
+        """The discard's loss with the contracts (A9): feeding a 全求人 (the winner holds one
+        tile) while not ready pays for all three losers; so may a third opening given to a seat
+        whose melds show one suit (三句包, :data:`CONTRACT_CHANCE`)."""
+        cost = super().deal_in_loss(
+            winner, loser, dealer, tile, ready=ready, threat=threat, chance=chance
+        )
+        if winner.hand_size == 1 and not ready:
+            cost *= 3
+        if winner.openings == 2 and is_suited(tile) and winner.meld_suits == {tile // 9}:
+            loss = self.loss_estimate(
+                winner, loser, dealer, discarder=False, multiplier=loser.multiplier
+            )
+            cost += CONTRACT_CHANCE * threat * 3 * loss
+        return cost
+
+    def claim_loss_factor(self, openings: int, kong: bool) -> float:
+        """A7: the first opening doubles a seat's multiplier (口口翻: every one), and an exposed
+        kong doubles it again."""
+        factor = 1.0
+        if self.settings.mode == "koukou" or openings == 0:
+            factor *= 2.0
+        if kong:
+            factor *= 2.0
+        return factor
 
     # --- money ----------------------------------------------------------------------------
     def seat_multiplier(

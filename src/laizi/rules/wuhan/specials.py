@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 
 from laizi.rules.ruleset import SpecialTiles
-from laizi.tiles import EAST, GREEN, KINDS, NORTH, RED, SOUTH, WEST, WHITE
+from laizi.tiles import EAST, GREEN, KINDS, NORTH, RED, SOUTH, WEST, WHITE, is_suited
 
 __all__ = ["HONOR_CYCLE", "indicator_and_laizi", "special_tiles"]
 
@@ -28,7 +28,7 @@ _SKIPPED = {
 
 def _step(tile: int, direction: int) -> int:
     """The next (+1) or previous (−1) tile in the indicator's cycle, nothing skipped."""
-    if tile < 27:
+    if is_suited(tile):
         suit_base = tile - tile % 9
         return suit_base + (tile % 9 + direction) % 9
     index = HONOR_CYCLE.index(tile)
