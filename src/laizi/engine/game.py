@@ -13,7 +13,6 @@ Phases (``state.phase``): ``turn`` — the seat to act discards, kongs, lays out
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from laizi.engine.actions import (
     ABANDON,
@@ -54,7 +53,7 @@ from laizi.engine.events import (
 from laizi.engine.illegal import IllegalAction, why_illegal
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.rules.melds import Meld
-from laizi.rules.ruleset import WinOffer
+from laizi.rules.ruleset import Settlement, WinOffer
 from laizi.tiles import FIRST_HONOR, format_counts
 
 __all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why_illegal"]
@@ -490,7 +489,7 @@ def _end(
     reason: str,
     winner: int | None,
     payments: tuple[Fraction, ...],
-    settlement: Any,
+    settlement: Settlement | None,
     how: str | None,
     escaped: int | None = None,
 ) -> None:
