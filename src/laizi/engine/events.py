@@ -264,7 +264,8 @@ class SettlementSummary(msgspec.Struct, frozen=True):
 
     @classmethod
     def of(cls, settlement: Mapping[str, Any]) -> SettlementSummary:
-        return msgspec.convert(settlement, cls)
+        summary: SettlementSummary = msgspec.convert(settlement, cls)
+        return summary
 
 
 def encode(event: AnyEvent) -> Event:
