@@ -21,11 +21,14 @@ import hashlib
 import json
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import msgspec
 
 from laizi.tiles import format_tile
+
+if TYPE_CHECKING:
+    from laizi.rules.ruleset import Settlement
 
 __all__ = [
     "TILE",
@@ -40,6 +43,7 @@ __all__ = [
     "Draw",
     "End",
     "Event",
+    "HandResult",
     "Kong",
     "KongPaid",
     "LayOut",
@@ -266,6 +270,19 @@ class SettlementSummary(msgspec.Struct, frozen=True):
     def of(cls, settlement: Mapping[str, Any]) -> SettlementSummary:
         summary: SettlementSummary = msgspec.convert(settlement, cls)
         return summary
+
+
+class HandResult(TypedDict):
+    """A finished hand's outcome as the engine keeps it (``HandState.result``; the ``end``
+    event is its JSON): exact payments, kongs paid on the spot included, and the settlement
+    object of a win."""
+
+    reason: str
+    winner: int | None
+    how: str | None
+    payments: tuple[Fraction, ...]
+    settlement: Settlement | None
+    escaped: int | None
 
 
 def encode(event: AnyEvent) -> Event:
