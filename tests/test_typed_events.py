@@ -28,6 +28,7 @@ from laizi.engine.events import (
 from laizi.engine.script import ScriptIllegal, run_script
 from laizi.rules import PRESETS
 from laizi.scoring import InputError, score, situation_from_json
+from laizi.server.protocol import MatchEnd, stream_event, stream_json
 from tests.engine_helpers import greedy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,3 +149,14 @@ def test_a_renamed_field_is_a_type_error(tmp_path: Path, monkeypatch: pytest.Mon
     assert '"End" has no attribute "winnr"' in out
     assert 'Unexpected keyword argument "payment" for "End"' in out
     assert "Found 2 errors" in out  # ``event.payments`` is no error
+
+
+def test_the_rooms_stream_reads_typed() -> None:
+    """A room streams the hand's events and the match's end: each read back typed, the same JSON."""
+    end = {"type": "match_end", "hands": 4, "totals": [-64, 128, -32.5, -31.5], "escaped": None}
+    typed = stream_event(end)
+    assert isinstance(typed, MatchEnd) and typed.totals[2] == -32.5
+    assert _text(stream_json(typed)) == _text(end)
+    for record in RECORDS[:9]:
+        for event in record:
+            assert _text(stream_json(stream_event(event))) == _text(event)
