@@ -528,7 +528,8 @@ def test_a_match_that_cannot_be_booked_never_stops_the_server(
         assert srv.create_room(players=1)["status"] == "waiting"
         store = Store(db_url)
         with store.engine.begin() as c:
-            good = {"type": "end", "payments": [0, 0, 0, 0]}
+            good = {"type": "end", "reason": "drawn", "winner": None, "payments": [0, 0, 0, 0]}
+            good |= {"hands": ["0"] * 4, "seed": None}
             c.execute(
                 update(events).where(events.c.hand_id == hand_id).values(body=json.dumps(good))
             )
@@ -639,6 +640,7 @@ def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None
     exact payments (the win or the escape) has a single seat on one side — the claim that makes
     :func:`add_payments` exactly who paid whom."""
     from laizi.engine import apply, legal_actions, make_ruleset, new_hand
+    from laizi.engine.events import decode
     from laizi.server.ratings import _kong_payments
 
     rules = Settings.from_json({"preset": "baishan", "base": 0.000001})
@@ -665,7 +667,7 @@ def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None
         rest = [Fraction(x) for x in result["payments"]]
         for event in record:
             if event["type"] == "kong_paid":
-                exact = _kong_payments(ruleset, dealer, event, hand)
+                exact = _kong_payments(ruleset, state, decode(event), hand)
                 assert [float(x) for x in exact] == event["payments"]
                 assert _star_shaped(list(exact))
                 rest = [r - k for r, k in zip(rest, exact, strict=True)]

@@ -26,6 +26,7 @@ from rich.text import Text
 from laizi.bots.base import make_bot
 from laizi.engine import Action, Match, apply, legal_actions, make_ruleset, view
 from laizi.engine.actions import ABANDON, DISCARD
+from laizi.engine.events import HandResult
 from laizi.engine.view import seat_event
 from laizi.i18n import Lang, pick
 from laizi.numbers import number_text
@@ -362,16 +363,17 @@ class TerminalTable:
         tile = event.get("tiles") or event.get("tile") or ""
         return f"{who} {name} {tile}".rstrip()
 
-    def show_end(self, seen: dict[str, Any], result: dict[str, Any] | None) -> None:
+    def show_end(self, seen: dict[str, Any], result: HandResult | None) -> None:
         lang = self.lang
         c = self.console
         assert result is not None
         c.rule(pick(lang, "本局结束", "End of the hand"))
         for s, hand in enumerate(seen["result"]["hands"]):
             c.print(Text(f"{self.seat_label(s)}: {hand}"))
-        if result["reason"] == "win":
+        settlement = result["settlement"]
+        if result["reason"] == "win" and settlement is not None:
             c.print(pick(lang, f"座位 {result['winner']} 胡牌", f"seat {result['winner']} wins"))
-            c.print(result["settlement"].explain(lang))
+            c.print(settlement.explain(lang))
         elif result["reason"] == "drawn" and any(result["payments"]):
             # Baishan: kongs are paid on the spot and stand whatever the end (Part B)
             c.print(pick(lang, "流局（荒庄）：杠钱照付", "drawn hand: the kong payments stand"))
@@ -400,7 +402,7 @@ class TerminalTable:
             f"{self.seat_label(s)} {_signed(Fraction(a))}" for s, a in enumerate(amounts)
         )
 
-    def totals_after(self, result: dict[str, Any]) -> list[Fraction]:
+    def totals_after(self, result: HandResult) -> list[Fraction]:
         """The match totals once this hand's payments are booked."""
         return [t + Fraction(p) for t, p in zip(self.match.totals, result["payments"], strict=True)]
 

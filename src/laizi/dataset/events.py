@@ -27,7 +27,27 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from laizi.engine.events import TILE, number
+from laizi.engine.events import (
+    TILE,
+    Abandon,
+    AddedKong,
+    AnyEvent,
+    Chow,
+    ConcealedKong,
+    Deal,
+    Discard,
+    Draw,
+    End,
+    Kong,
+    KongPaid,
+    LayOut,
+    Pung,
+    SettlementSummary,
+    Start,
+    Win,
+    decode,
+    number,
+)
 from laizi.engine.game import IllegalAction, apply
 from laizi.engine.record import RecordError, check_events, deal_record, next_decision
 from laizi.tiles import parse_tiles
@@ -73,31 +93,34 @@ def mjai_events(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if index < len(record):
         raise RecordError(index, "events after the end of the hand")
 
-    start, deal = record[0], record[1]
-    dealer = start["dealer"]
-    scores = [_num(x) for x in start.get("scores", [0, 0, 0, 0])]
-    tehais = [_tiles(h) for h in deal["hands"]]
+    typed = [decode(e) for e in record]  # checked above: every event is the engine's own
+    start, deal, end = typed[0], typed[1], typed[-1]
+    if not (isinstance(start, Start) and isinstance(deal, Deal) and isinstance(end, End)):
+        raise RecordError(0, "a hand's record goes from start and deal to end")
+    dealer = start.dealer
+    scores = [_num(x) for x in start.scores]
+    tehais = [_tiles(h or "") for h in deal.hands]
     if dealer_tile is not None:
         tehais[dealer].remove(mjai_tile(TILE[dealer_tile]))
-    rules = start["rules"]
+    rules = start.rules
     out: list[dict[str, Any]] = [
         {
             "type": "start_game",
             "names": [f"seat{s}" for s in range(4)],
-            "game": start["game"],
+            "game": start.game,
             "rules": rules,
         },
         {
             "type": "start_kyoku",
             "bakaze": "E",
-            "kyoku": start.get("hand", 0) % 4 + 1,
+            "kyoku": start.hand % 4 + 1,
             "honba": 0,
             "kyotaku": 0,
             "oya": dealer,
-            "dora_marker": mjai_tile(deal["indicator"]) if deal.get("indicator") else None,
-            "laizi": mjai_tile(deal["laizi"]) if deal.get("laizi") else None,
-            "pi": [mjai_tile(t) for t in deal.get("pi") or ()],
-            "must_gang": [mjai_tile(t) for t in deal.get("must_gang") or ()],
+            "dora_marker": mjai_tile(deal.indicator) if deal.indicator else None,
+            "laizi": mjai_tile(deal.laizi) if deal.laizi else None,
+            "pi": [mjai_tile(t) for t in deal.pi],
+            "must_gang": [mjai_tile(t) for t in deal.must_gang],
             "scores": scores,
             "tehais": tehais,
         },
@@ -107,107 +130,107 @@ def mjai_events(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
     drawn: list[str | None] = [None] * 4
     if dealer_tile is not None:
         drawn[dealer] = TILE[dealer_tile]
-    end = record[-1]
-    exact = end.get("payments_exact")
-    deltas = [_num(x) for x in (exact if exact is not None else end["payments"])]
+    exact = end.payments_exact
+    deltas = [_num(x) for x in (exact if exact is not None else end.payments)]
     final = [
         number(Fraction(str(a)) + Fraction(str(b))) for a, b in zip(scores, deltas, strict=True)
     ]
-    for event in record[2:]:
+    for event in typed[2:]:
         out += _convert(event, drawn, end, deltas, final)
     out.append({"type": "end_game", "scores": final})
     return out
 
 
 def _convert(
-    event: dict[str, Any],
+    event: AnyEvent,
     drawn: list[str | None],
-    end: dict[str, Any],
+    end: End,
     deltas: list[Any],
     final: list[Any],
 ) -> list[Any]:
-    kind = event["type"]
-    seat: int = event.get("seat", -1)
-    if kind == "draw":
-        drawn[seat] = event["tile"]
-        tsumo: dict[str, Any] = {"type": "tsumo", "actor": seat, "pai": mjai_tile(event["tile"])}
-        if event.get("from") == "back":
+    if isinstance(event, Draw):
+        assert event.tile is not None  # a whole record: nothing hidden
+        drawn[event.seat] = event.tile
+        tsumo: dict[str, Any] = {"type": "tsumo", "actor": event.seat, "pai": mjai_tile(event.tile)}
+        if event.from_ == "back":
             tsumo["rinshan"] = True
-        if event.get("final"):
+        if event.final:
             tsumo["haitei"] = True
         return [tsumo]
-    if kind in ("discard", "lay_out"):
-        tile = event["tile"]
+    if isinstance(event, (Discard, LayOut)):
+        seat, tile = event.seat, event.tile
         was_drawn, drawn[seat] = drawn[seat] == tile, None
-        if kind == "lay_out" or event.get("lay_out"):
+        if isinstance(event, LayOut) or event.lay_out:
             return [{"type": "nukidora", "actor": seat, "pai": mjai_tile(tile)}]
         dahai = {"type": "dahai", "actor": seat, "pai": mjai_tile(tile), "tsumogiri": was_drawn}
-        if event.get("declare_ready"):
+        if event.declare_ready:
             return [{"type": "reach", "actor": seat}, dahai]
         return [dahai]
-    if kind == "concealed_kong":
-        drawn[seat] = None
-        return [{"type": "ankan", "actor": seat, "consumed": [mjai_tile(event["tile"])] * 4}]
-    if kind == "added_kong":
-        drawn[seat] = None
-        tile = mjai_tile(event["tile"])
-        return [{"type": "kakan", "actor": seat, "pai": tile, "consumed": [tile] * 3}]
-    if kind in ("chow", "pung", "kong"):
-        tile = mjai_tile(event["tile"])
-        if kind == "chow":
-            consumed = _tiles(event["tiles"])
+    if isinstance(event, ConcealedKong):
+        assert event.tile is not None
+        drawn[event.seat] = None
+        return [{"type": "ankan", "actor": event.seat, "consumed": [mjai_tile(event.tile)] * 4}]
+    if isinstance(event, AddedKong):
+        drawn[event.seat] = None
+        tile = mjai_tile(event.tile)
+        return [{"type": "kakan", "actor": event.seat, "pai": tile, "consumed": [tile] * 3}]
+    if isinstance(event, (Chow, Pung, Kong)):
+        tile = mjai_tile(event.tile)
+        if isinstance(event, Chow):
+            consumed = _tiles(event.tiles)
             consumed.remove(tile)
+            name = "chi"
         else:
-            consumed = [tile] * (2 if kind == "pung" else 3)
-        name = {"chow": "chi", "pung": "pon", "kong": "daiminkan"}[kind]
+            consumed = [tile] * (2 if isinstance(event, Pung) else 3)
+            name = "pon" if isinstance(event, Pung) else "daiminkan"
         return [
             {
                 "type": name,
-                "actor": seat,
-                "target": event["from"],
+                "actor": event.seat,
+                "target": event.from_,
                 "pai": tile,
                 "consumed": consumed,
             }
         ]
-    if kind == "kong_paid":
+    if isinstance(event, KongPaid):
+        assert event.tile is not None
         return [
             {
                 "type": "kong_paid",
-                "actor": seat,
-                "pai": mjai_tile(event["tile"]),
-                "kind": event["kind"],
-                "deltas": [_num(x) for x in event["payments"]],
+                "actor": event.seat,
+                "pai": mjai_tile(event.tile),
+                "kind": event.kind,
+                "deltas": [_num(x) for x in event.payments],
             }
         ]
-    if kind == "win":
-        how = event["how"]
-        settlement = end.get("settlement")
+    if isinstance(event, Win):
+        settlement = end.settlement
         return [
             {
                 "type": "hora",
-                "actor": seat,
-                "target": seat if how == "self_draw" else event["from"],
-                "pai": mjai_tile(event["tile"]),
-                "how": how,
-                "wins": list(settlement.get("wins", [])) if isinstance(settlement, dict) else [],
+                "actor": event.seat,
+                "target": event.seat if event.how == "self_draw" else event.from_,
+                "pai": mjai_tile(event.tile),
+                "how": event.how,
+                "wins": SettlementSummary.of(settlement).wins if settlement is not None else [],
                 "deltas": deltas,
                 "scores": final,
             }
         ]
-    if kind == "abandon":
-        return [{"type": "abandon", "actor": seat}]
-    if kind == "end":
-        hands = [_tiles(h) if h else [] for h in end.get("hands") or ()]
+    if isinstance(event, Abandon):
+        return [{"type": "abandon", "actor": event.seat}]
+    if isinstance(event, End):
+        hands = [_tiles(h) if h else [] for h in end.hands]
         out: list[Any] = []
-        if event["reason"] != "win":
+        if event.reason != "win":
             entry: dict[str, Any] = {
                 "type": "ryukyoku",
-                "reason": event["reason"],
+                "reason": event.reason,
                 "deltas": deltas,
                 "scores": final,
             }
-            if event["reason"] == "abandon":
-                entry["actor"] = event.get("seat")
+            if event.reason == "abandon":
+                entry["actor"] = event.seat
             out.append(entry)
         out.append({"type": "end_kyoku", "tehais": hands})
         return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from laizi.engine.events import TILE, Event, number
+from laizi.engine.events import TILE, Deal, Event, Start, encode, number
 from laizi.engine.state import HandState, PlayerState
 from laizi.engine.wall import (
     WALL_SIZE,
@@ -83,28 +83,23 @@ def new_hand(
         drawn=wall[13],
         special_mask=tuple(kind in specials.lay_out for kind in range(34)),
     )
-    start: Event = {
-        "type": "start",
-        "game": ruleset.game,
-        "rules": ruleset.settings_json(),
-        "hand": hand_number,
-        "dealer": dealer,
-        "scores": [number(s) for s in state.scores],
-        "commitment": state.commitment,
-    }
-    if previous is not None:
-        start["previous"] = previous
-    if contributions is not None:
-        start["contributions"] = format_contributions(contributions)
-    if seed is None:
-        start["wall"] = "".join(TILE[t] for t in wall)
-    deal: Event = {
-        "type": "deal",
-        "hands": [format_counts(p.counts) for p in players],
-        "indicator": None if indicator is None else TILE[indicator],
-        "laizi": None if specials.laizi is None else TILE[specials.laizi],
-        "pi": [TILE[t] for t in specials.pi],
-        "must_gang": [TILE[t] for t in sorted(specials.must_gang)],
-    }
+    start = Start(
+        game=ruleset.game,
+        rules=ruleset.settings_json(),
+        hand=hand_number,
+        dealer=dealer,
+        scores=[number(s) for s in state.scores],
+        commitment=state.commitment,
+        previous=previous,
+        contributions=None if contributions is None else format_contributions(contributions),
+        wall="".join(TILE[t] for t in wall) if seed is None else None,
+    )
+    deal = Deal(
+        hands=[format_counts(p.counts) for p in players],
+        indicator=None if indicator is None else TILE[indicator],
+        laizi=None if specials.laizi is None else TILE[specials.laizi],
+        pi=[TILE[t] for t in specials.pi],
+        must_gang=[TILE[t] for t in sorted(specials.must_gang)],
+    )
     state.events = 2
-    return state, [start, deal]
+    return state, [encode(start), encode(deal)]

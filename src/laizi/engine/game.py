@@ -13,7 +13,6 @@ Phases (``state.phase``): ``turn`` — the seat to act discards, kongs, lays out
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from laizi.engine.actions import (
     ABANDON,
@@ -30,11 +29,31 @@ from laizi.engine.actions import (
     Action,
 )
 from laizi.engine.dealing import new_hand
-from laizi.engine.events import TILE, Event, number, sequence_text
+from laizi.engine.events import (
+    TILE,
+    Abandon,
+    AddedKong,
+    Chow,
+    Claim,
+    ConcealedKong,
+    Discard,
+    Draw,
+    End,
+    Event,
+    Kong,
+    KongPaid,
+    LayOut,
+    Pass,
+    Pung,
+    Win,
+    encode,
+    number,
+    sequence_text,
+)
 from laizi.engine.illegal import IllegalAction, why_illegal
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.rules.melds import Meld
-from laizi.rules.ruleset import WinOffer
+from laizi.rules.ruleset import Settlement, WinOffer
 from laizi.tiles import FIRST_HONOR, format_counts
 
 __all__ = ["IllegalAction", "apply", "legal_actions", "new_hand", "number", "why_illegal"]
@@ -162,7 +181,7 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
     if action.type == ABANDON:
         if not 0 <= seat <= 3:
             raise IllegalAction(action, "no such seat", [])
-        events: list[Event] = [{"type": "abandon", "seat": seat}]
+        events: list[Event] = [encode(Abandon(seat=seat))]
         payments = state.ruleset.escape_payments(seat)
         _end(state, events, "abandon", None, payments, None, None, escaped=seat)
         state.events += len(events)
@@ -186,7 +205,7 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
             assert state.drawn is not None
             _win(state, events, seat, _SELF_DRAW, state.drawn, None)
         else:
-            events.append({"type": "pass", "seat": seat})
+            events.append(encode(Pass(seat=seat)))
             _final_draw(state, events, (seat + 1) % 4)
     else:
         _decide(state, action, events)
@@ -216,20 +235,20 @@ def _turn(state: HandState, action: Action, events: list[Event]) -> None:
         player.laid_out.append(tile)
         state.kongs_made += 1
         if kind == DISCARD:
-            events.append({"type": "discard", "seat": seat, "tile": TILE[tile], "lay_out": True})
+            events.append(encode(Discard(seat=seat, tile=TILE[tile], lay_out=True)))
         else:
-            events.append({"type": "lay_out", "seat": seat, "tile": TILE[tile]})
+            events.append(encode(LayOut(seat=seat, tile=TILE[tile])))
         _replacement(state, events, seat)
     elif kind == CONCEALED_KONG:
         player.counts[tile] -= 4
         player.melds.append(Meld(CONCEALED_KONG, (tile,) * 4, None))
         state.kongs_made += 1
-        events.append({"type": "concealed_kong", "seat": seat, "tile": TILE[tile]})
+        events.append(encode(ConcealedKong(seat=seat, tile=TILE[tile])))
         _kong_paid(state, events, seat, CONCEALED_KONG, tile)
         _replacement(state, events, seat)
     elif kind == ADDED_KONG:
         player.counts[tile] -= 1
-        events.append({"type": "added_kong", "seat": seat, "tile": TILE[tile]})
+        events.append(encode(AddedKong(seat=seat, tile=TILE[tile])))
         _open_window(state, events, seat, tile, ROB)
     else:  # pragma: no cover - legal_actions offers nothing else on a turn
         raise AssertionError(kind)
@@ -243,10 +262,8 @@ def _discard(
     if state.drawn == tile:  # 摸切: the tile just drawn (public at a real table)
         player.from_draw.append(len(player.river))
     player.river.append(tile)
-    event: Event = {"type": "discard", "seat": seat, "tile": TILE[tile]}
-    if declare_ready:
-        event["declare_ready"] = True  # 报听 with this discard: one decision, one event
-    events.append(event)
+    # 报听 with this discard (declare_ready): one decision, one event
+    events.append(encode(Discard(seat=seat, tile=TILE[tile], declare_ready=declare_ready)))
     _open_window(state, events, seat, tile, CLAIM)
 
 
@@ -305,12 +322,10 @@ def _chows(state: HandState, seat: int, tile: int) -> list[Action]:
 def _decide(state: HandState, action: Action, events: list[Event]) -> None:
     seat = action.seat
     if action.type == PASS:
-        events.append({"type": "pass", "seat": seat})
+        events.append(encode(Pass(seat=seat)))
     else:
-        event: Event = {"type": "claim", "seat": seat, "claim": action.type}
-        if action.tiles is not None:
-            event["tiles"] = sequence_text(action.tiles)
-        events.append(event)
+        tiles = None if action.tiles is None else sequence_text(action.tiles)
+        events.append(encode(Claim(seat=seat, claim=action.type, tiles=tiles)))
     if action.type != WIN and state.ruleset.pass_win_locked():
         how = _ROB_KONG if state.phase == ROB else _DISCARD_WIN
         if state.offers.get((seat, how)) is not None:
@@ -354,20 +369,18 @@ def _resolve(state: HandState, events: list[Event]) -> None:
                 player.counts[t] -= 1
         player.melds.append(Meld(CHOW, action.tiles, discarder))
         text = sequence_text(action.tiles)
-        events.append(
-            {"type": "chow", "seat": seat, "tiles": text, "tile": TILE[tile], "from": discarder}
-        )
+        events.append(encode(Chow(seat=seat, tiles=text, tile=TILE[tile], from_=discarder)))
         _begin_turn(state, seat, None, False)
     elif action.type == PUNG:
         player.counts[tile] -= 2
         player.melds.append(Meld(PUNG, (tile,) * 3, discarder))
-        events.append({"type": "pung", "seat": seat, "tile": TILE[tile], "from": discarder})
+        events.append(encode(Pung(seat=seat, tile=TILE[tile], from_=discarder)))
         _begin_turn(state, seat, None, False)
     else:
         player.counts[tile] -= 3
         player.melds.append(Meld("exposed_kong", (tile,) * 4, discarder))
         state.kongs_made += 1
-        events.append({"type": "kong", "seat": seat, "tile": TILE[tile], "from": discarder})
+        events.append(encode(Kong(seat=seat, tile=TILE[tile], from_=discarder)))
         _kong_paid(state, events, seat, "exposed_kong", tile)
         _replacement(state, events, seat)
 
@@ -389,15 +402,8 @@ def _kong_paid(state: HandState, events: list[Event], seat: int, kind: str, tile
     if payments is None:
         return
     state.kong_paid = tuple(a + b for a, b in zip(state.kong_paid, payments, strict=True))
-    events.append(
-        {
-            "type": "kong_paid",
-            "seat": seat,
-            "kind": kind,
-            "tile": TILE[tile],
-            "payments": [number(p) for p in payments],
-        }
-    )
+    shown = [number(p) for p in payments]
+    events.append(encode(KongPaid(seat=seat, kind=kind, tile=TILE[tile], payments=shown)))
 
 
 # --- draws ------------------------------------------------------------------------------------
@@ -422,7 +428,7 @@ def _replacement(state: HandState, events: list[Event], seat: int) -> None:
     player = state.players[seat]
     player.counts[tile] += 1
     player.win_locked = False
-    events.append({"type": "draw", "seat": seat, "tile": TILE[tile], "from": "back"})
+    events.append(encode(Draw(seat=seat, tile=TILE[tile], from_="back")))
     _begin_turn(state, seat, tile, True)
 
 
@@ -437,7 +443,7 @@ def _normal_draw(state: HandState, events: list[Event], seat: int) -> None:
     player = state.players[seat]
     player.counts[tile] += 1
     player.win_locked = False
-    events.append({"type": "draw", "seat": seat, "tile": TILE[tile], "from": "front"})
+    events.append(encode(Draw(seat=seat, tile=TILE[tile], from_="front")))
     _begin_turn(state, seat, tile, False)
 
 
@@ -450,9 +456,7 @@ def _final_draw(state: HandState, events: list[Event], seat: int) -> None:
         player = state.players[seat]
         player.counts[tile] += 1
         player.win_locked = False
-        events.append(
-            {"type": "draw", "seat": seat, "tile": TILE[tile], "from": "front", "final": True}
-        )
+        events.append(encode(Draw(seat=seat, tile=TILE[tile], from_="front", final=True)))
         _begin_turn(state, seat, tile, False)
         state.phase = FINAL
         if _offer(state, seat, tile, _SELF_DRAW) is not None:
@@ -475,10 +479,7 @@ def _win(
 ) -> None:
     offer = state.offers[(seat, how)]
     assert offer is not None
-    event: Event = {"type": "win", "seat": seat, "how": how, "tile": TILE[tile]}
-    if from_seat is not None:
-        event["from"] = from_seat
-    events.append(event)
+    events.append(encode(Win(seat=seat, how=how, tile=TILE[tile], from_=from_seat)))
     _end(state, events, "win", seat, offer.payments, offer.settlement, how)
 
 
@@ -488,7 +489,7 @@ def _end(
     reason: str,
     winner: int | None,
     payments: tuple[Fraction, ...],
-    settlement: Any,
+    settlement: Settlement | None,
     how: str | None,
     escaped: int | None = None,
 ) -> None:
@@ -505,21 +506,17 @@ def _end(
         "escaped": escaped,
     }
     state.phase = OVER
-    event: Event = {
-        "type": "end",
-        "reason": reason,
-        "winner": winner,
-        "payments": [number(p) for p in payments],
-    }
-    if any(kongs):
-        event["kong_payments"] = [number(k) for k in kongs]
-    if any(Fraction(float(p)) != p for p in payments):
-        # A share such as 400/3 has no exact decimal: the exact value goes alongside (A7).
-        event["payments_exact"] = [str(Fraction(p)) for p in payments]
-    if escaped is not None:
-        event["seat"] = escaped
-    if settlement is not None:
-        event["settlement"] = settlement.to_json()
-    event["hands"] = [format_counts(p.counts) for p in state.players]
-    event["seed"] = None if state.seed is None else state.seed.hex()
-    events.append(event)
+    # A share such as 400/3 has no exact decimal: the exact value goes alongside (A7).
+    inexact = any(Fraction(float(p)) != p for p in payments)
+    event = End(
+        reason=reason,
+        winner=winner,
+        payments=[number(p) for p in payments],
+        kong_payments=[number(k) for k in kongs] if any(kongs) else None,
+        payments_exact=[str(Fraction(p)) for p in payments] if inexact else None,
+        seat=escaped,
+        settlement=None if settlement is None else settlement.to_json(),
+        hands=[format_counts(p.counts) for p in state.players],
+        seed=None if state.seed is None else state.seed.hex(),
+    )
+    events.append(encode(event))

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 from laizi.engine.actions import Action
+from laizi.engine.events import HandResult
 from laizi.rules.melds import Meld
 from laizi.rules.ruleset import Ruleset, SpecialTiles, WinOffer
 from laizi.tiles import format_tiles, tiles_of
@@ -114,7 +114,7 @@ class HandState:
     """Win offers valid at the current decision point, keyed by (seat, how)."""
     special_mask: tuple[bool, ...] = ()
     """Per kind: laid out instead of discarded (must-gang tiles and the laizi)."""
-    result: dict[str, Any] | None = None
+    result: HandResult | None = None
     events: int = 0
     """Events produced so far (the index the next event gets in the record)."""
     legal_cache: tuple[int, int, list[Action]] | None = None
@@ -176,7 +176,7 @@ class HandState:
             dict(self.decisions),
             dict(self.offers),
             self.special_mask,
-            None if self.result is None else dict(self.result),
+            None if self.result is None else self.result.copy(),
             self.events,
             None,
             self.kong_paid,

@@ -18,7 +18,7 @@ from typing import Any
 
 from laizi.engine.actions import Action
 from laizi.engine.dealing import new_hand
-from laizi.engine.events import Event
+from laizi.engine.events import Event, HandResult
 from laizi.engine.game import apply, legal_actions
 from laizi.engine.record import to_jsonl
 from laizi.engine.state import HandState
@@ -63,7 +63,7 @@ class Game:
         return self.state.over
 
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> HandResult | None:
         return self.state.result
 
     def legal_actions(self, seat: int) -> list[Action]:

@@ -67,10 +67,11 @@ def end_details(state: HandState, events: list[dict[str, Any]]) -> dict[str, Any
         "laid_out": [[TILE[t] for t in p.laid_out] for p in state.players],
         "laizi": None if state.specials.laizi is None else TILE[state.specials.laizi],
     }
-    result = state.result or {}
+    result = state.result
+    reason = None if result is None else result["reason"]
     win = next((e for e in events if e["type"] == "win"), None)
-    if result.get("reason") == "win" and win is not None:
-        situation = getattr(result.get("settlement"), "situation", None)
+    if result is not None and reason == "win" and win is not None:
+        situation = getattr(result["settlement"], "situation", None)
         how = win["how"]
         out["how_won"] = {
             "how": how,
@@ -79,6 +80,6 @@ def end_details(state: HandState, events: list[dict[str, Any]]) -> dict[str, Any
             "kong_bloom": how == "self_draw" and bool(getattr(situation, "after_kong", False)),
             "last_tile": bool(getattr(situation, "haidi", False)),
         }
-    elif result.get("reason") == "drawn" and any(state.kong_paid):
+    elif reason == "drawn" and any(state.kong_paid):
         out["drawn_kongs_paid"] = True  # 荒庄: the kongs were paid, nothing else
     return out

@@ -38,6 +38,8 @@ from laizi.rules.melds import Meld
 from laizi.tiles import format_tile, format_tiles, is_suited
 
 if TYPE_CHECKING:
+    from laizi.i18n import Lang
+    from laizi.rules.settings import Settings
     from laizi.rules.situation import Multiplier, PlayerHand, WinSituation
 
 __all__ = [
@@ -77,11 +79,30 @@ class SpecialTiles:
         )
 
 
+class Settlement(Protocol):
+    """What every game's settlement of a claimed win (:meth:`Ruleset.score`) offers: whether
+    the win stands (``allowed``; ``reason`` when not), the wins it counts, ``payments`` (four
+    Fractions, zero-sum), its JSON object (``laizi score --json``, an ``end`` event's
+    ``settlement``; :class:`laizi.engine.events.SettlementSummary` reads it back typed) and
+    its readable table."""
+
+    @property
+    def allowed(self) -> bool: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def wins(self) -> tuple[str, ...]: ...
+    @property
+    def payments(self) -> tuple[Fraction, ...]: ...
+    def to_json(self) -> dict[str, Any]: ...
+    def explain(self, lang: Lang = "en") -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class WinOffer:
     """A win the ruleset allows: the settlement it would pay (``payments`` four Fractions)."""
 
-    settlement: Any
+    settlement: Settlement
     payments: tuple[Fraction, ...]
 
 
@@ -170,8 +191,8 @@ class Ruleset(ABC):
 
     game: str = ""
     """The game's id, written into records (``"wuhan"``)."""
-    settings: Any
-    """The room's settings (``laizi.rules.settings.Settings``)."""
+    settings: Settings
+    """The room's settings (a game's ruleset holds its own kind: ``WuhanSettings``, …)."""
 
     # --- the wall -------------------------------------------------------------------------
     uses_indicator: bool = True
@@ -180,7 +201,8 @@ class Ruleset(ABC):
     """Tiles at the back of the wall never drawn by a normal draw (A8's 海底 reserve)."""
 
     def __init__(self, settings: Any = None) -> None:
-        """A ruleset is made from the room's settings (the registry calls ``cls(settings)``)."""
+        """A ruleset is made from the room's settings (the registry calls ``cls(settings)``;
+        a bare ruleset of the engine's tests has none)."""
         self.settings = settings
 
     def specials(self, indicator: int | None) -> SpecialTiles:
@@ -282,7 +304,7 @@ class Ruleset(ABC):
             return "not_allowed"
         except ValueError:  # a hand the settlement can't read (e.g. the wrong size): no win
             return "not_complete"
-        return getattr(settlement, "reason", None) or "not_allowed"
+        return settlement.reason or "not_allowed"
 
     @classmethod
     def refusal_reasons(cls) -> dict[str, tuple[str, str]]:
@@ -402,11 +424,11 @@ class Ruleset(ABC):
         return 1.0
 
     # --- the settlement -------------------------------------------------------------------
-    def score(self, situation: WinSituation) -> Any:
+    def score(self, situation: WinSituation) -> Settlement:
         """The settlement of a claimed win (``.allowed`` is the win check, ``.payments``)."""
         raise NotImplementedError(f"{type(self).__name__} has no settlement")
 
-    def win_payments(self, settlement: Any) -> tuple[Fraction, ...]:
+    def win_payments(self, settlement: Settlement) -> tuple[Fraction, ...]:
         """What an allowed win's settlement (:meth:`score`) pays, as :class:`WinOffer` carries it
         (a game whose kongs were paid on the spot leaves them out: the engine adds them)."""
         return tuple(settlement.payments)
@@ -456,7 +478,7 @@ class Ruleset(ABC):
             )
         return tuple(players)
 
-    def settings_json(self) -> Any:
+    def settings_json(self) -> dict[str, Any]:
         """The settings as written into a record's ``start`` event."""
         return self.settings.to_json()
 

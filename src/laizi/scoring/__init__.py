@@ -23,10 +23,9 @@ exported here too.  This package holds no rule, never imports a game's folder, a
 
 from __future__ import annotations
 
-from typing import Any
-
 from laizi.numbers import number_text
 from laizi.rules.melds import Meld
+from laizi.rules.ruleset import Settlement
 from laizi.rules.situation import Factor, InputError, Multiplier, PlayerHand, WinSituation
 from laizi.scoring.escape import escape_payments
 from laizi.scoring.input import situation_from_json
@@ -45,7 +44,7 @@ __all__ = [
 ]
 
 
-def score(situation: WinSituation) -> Any:
+def score(situation: WinSituation) -> Settlement:
     """Settle a claimed win by the rules of its room's game (the game's settlement object:
     ``.allowed``, ``.payments``, ``.to_json()``, ``.explain(lang)``)."""
     from laizi.rules.registry import make_ruleset

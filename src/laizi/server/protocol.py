@@ -17,9 +17,12 @@ bad_message: Object missing required field `prompt`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import msgspec
+
+from laizi.engine.events import AnyEvent
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -153,6 +156,31 @@ ClientMessage = Join | Act | Auto | Leave | Ready | Resync | Ping | Continue
 
 _decoder = msgspec.json.Decoder(ClientMessage)
 _encoder = msgspec.json.Encoder()
+
+
+class MatchEnd(msgspec.Struct, tag="match_end", kw_only=True, frozen=True):
+    """The match is over (streamed after the last hand's ``end``): hands played, every seat's
+    total, the seat that escaped (if one did)."""
+
+    hands: int
+    totals: list[int | float]
+    escaped: int | None
+
+
+StreamEvent = AnyEvent | MatchEnd
+"""What a room streams as ``event`` messages: a hand's events and the match's end."""
+
+
+def stream_event(event: Mapping[str, Any]) -> StreamEvent:
+    """The typed form of one streamed event (``msgspec.ValidationError`` if it is none)."""
+    typed: StreamEvent = msgspec.convert(event, StreamEvent)
+    return typed
+
+
+def stream_json(event: StreamEvent) -> dict[str, Any]:
+    """The JSON object of a streamed event."""
+    out: dict[str, Any] = msgspec.to_builtins(event)
+    return out
 
 
 def decode_client(

@@ -39,9 +39,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 from openskill.models import PlackettLuce
 from sqlalchemy import (
     Column,
@@ -60,7 +60,10 @@ from sqlalchemy import (
     update,
 )
 
+from laizi.engine.dealing import new_hand
+from laizi.engine.events import End, KongPaid, decode_json
 from laizi.rules import RANKS, Rank, Settings, game_ids, rank_for
+from laizi.rules.ruleset import HandView, Ruleset
 from laizi.server.accounts import accounts
 from laizi.server.store import events, hands, metadata, rooms, seats
 from laizi.tiles import parse_tile
@@ -439,10 +442,11 @@ def _booked(c: Connection, room_id: int) -> bool:
 
 
 def stored_payments(c: Connection, room_id: int, rules: Settings) -> tuple[Paid, int]:
-    """Who paid whom over a room's finished hands, read from their records (and how many
-    hands there were): each kong paid on the spot (recomputed exactly from the rules, the
-    hand's dealer and the ``kong_paid`` event), then the hand's end (a win, a drawn hand or an
-    escape: the ``end`` event's exact payments less those kongs)."""
+    """Who paid whom over a room's finished hands, read from their records as typed events
+    (:mod:`laizi.engine.events`), and how many hands there were: each kong paid on the spot
+    (:class:`KongPaid`, its exact amounts recomputed from the rules and the hand's dealer), then
+    the hand's :class:`End` (a win, a drawn hand or an escape: its exact payments less those
+    kongs)."""
     from laizi.engine import make_ruleset
 
     ruleset = make_ruleset(rules)
@@ -454,36 +458,29 @@ def stored_payments(c: Connection, room_id: int, rules: Settings) -> tuple[Paid,
         .order_by(hands.c.number)
     ).all()
     of_room = select(hands.c.id).where((hands.c.room_id == room_id) & hands.c.finished)
-    last = (
-        select(events.c.hand_id, func.max(events.c.idx).label("idx"))
-        .where(events.c.hand_id.in_(of_room))
-        .group_by(events.c.hand_id)
-        .subquery()
-    )
-    ends = dict(
-        c.execute(
-            select(events.c.hand_id, events.c.body).join(
-                last, (events.c.hand_id == last.c.hand_id) & (events.c.idx == last.c.idx)
-            )
-        ).all()
-    )
-    kong_bodies: dict[int, list[str]] = {}
+    kongs: dict[int, list[KongPaid]] = {}
+    ends: dict[int, End] = {}
     for hand_id, body in c.execute(
         select(events.c.hand_id, events.c.body)
-        .where(events.c.hand_id.in_(of_room) & events.c.body.like('%"kong_paid"%'))
+        .where(events.c.hand_id.in_(of_room))
         .order_by(events.c.hand_id, events.c.idx)
     ):
-        kong_bodies.setdefault(hand_id, []).append(body)
+        kind = msgspec.json.decode(body, type=_Kind).type
+        if kind == "kong_paid":
+            kongs.setdefault(hand_id, []).append(_typed(body, KongPaid))
+        elif kind == "end":
+            ends[hand_id] = _typed(body, End)
+        else:
+            ends.pop(hand_id, None)  # the end is the hand's last event
     for hand_id, number, dealer in finished:
-        end = json.loads(ends.get(hand_id) or "{}")
-        if not isinstance(end, dict) or end.get("type") != "end":
+        end = ends.get(hand_id)
+        if end is None:
             continue
-        exact = end.get("payments_exact")
-        rest = [Fraction(x) for x in (exact if exact else end["payments"])]
-        for body in kong_bodies.get(hand_id, []):
-            kong = json.loads(body)
-            if isinstance(kong, dict) and kong.get("type") == "kong_paid":
-                payments = _kong_payments(ruleset, dealer, kong, number)
+        rest = end.exact_payments()
+        if kongs.get(hand_id):
+            state, _ = new_hand(ruleset, dealer, seed=bytes(32))
+            for kong in kongs[hand_id]:
+                payments = _kong_payments(ruleset, state, kong, number)
                 add_payments(paid, payments)
                 rest = [r - k for r, k in zip(rest, payments, strict=True)]
         add_payments(paid, rest)
@@ -491,13 +488,36 @@ def stored_payments(c: Connection, room_id: int, rules: Settings) -> tuple[Paid,
     return paid, count
 
 
+class _Kind(msgspec.Struct):
+    """Only an event's ``type``: which typed event to read it as."""
+
+    type: str
+
+
+_E = TypeVar("_E", KongPaid, End)
+
+
+def _typed(body: str, kind: type[_E]) -> _E:
+    """The typed event of a stored record line, which must be of ``kind``."""
+    try:
+        event = decode_json(body)
+    except msgspec.ValidationError as error:
+        raise ValueError(f"a stored event is not a valid {kind.__name__}: {error}") from None
+    if not isinstance(event, kind):
+        raise ValueError(f"a stored event is not a {kind.__name__}")
+    return event
+
+
 def _kong_payments(
-    ruleset: Any, dealer: int, event: dict[str, Any], number: int
+    ruleset: Ruleset, state: HandView, event: KongPaid, number: int
 ) -> tuple[Fraction, ...]:
-    """A ``kong_paid`` event's exact payments (the event shows them as JSON numbers)."""
-    state = SimpleNamespace(dealer=dealer)
-    exact = ruleset.kong_payments(state, event["seat"], event["kind"], parse_tile(event["tile"]))
-    shown = [Fraction(x) for x in event["payments"]]
+    """A ``kong_paid`` event's exact payments (the event shows them as JSON numbers), by the
+    rules, for the hand's seating (``state``: a hand dealt by the same dealer; what a kong pays
+    on the spot depends on who deals and who konged, not on the tiles in the wall)."""
+    if event.tile is None:
+        raise ValueError(f"hand {number}: a kong_paid event without its tile")
+    exact = ruleset.kong_payments(state, event.seat, event.kind, parse_tile(event.tile))
+    shown = [Fraction(x) for x in event.payments]
     if exact is None or any(
         abs(Fraction(e) - s) > abs(s) * Fraction(1, 10**9)
         for e, s in zip(exact, shown, strict=True)

@@ -13,18 +13,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from laizi.engine.events import number
+from laizi.engine.events import End, decode, number
 from laizi.server.hub import hub_of
 from laizi.server.store import Store, rooms, seats
 
 __all__ = ["room_summary", "summary_routes"]
 
 
-def _exact(end: dict[str, Any]) -> list[Fraction]:
-    exact = end.get("payments_exact")
-    if exact is not None:
-        return [Fraction(x) for x in exact]
-    return [Fraction(str(x)) for x in end["payments"]]
+def _exact(end: End) -> list[Fraction]:
+    if end.payments_exact is not None:
+        return [Fraction(x) for x in end.payments_exact]
+    return [Fraction(str(x)) for x in end.payments]
 
 
 def room_summary(store: Store, code: str) -> dict[str, Any] | None:
@@ -46,15 +45,16 @@ def room_summary(store: Store, code: str) -> dict[str, Any] | None:
     for hand in store.hands(row.id):
         if not hand.finished or not hand.events or hand.events[-1].get("type") != "end":
             continue
-        end = hand.events[-1]
+        end = decode(hand.events[-1])
+        assert isinstance(end, End)
         paid = _exact(end)
         totals = [t + p for t, p in zip(totals, paid, strict=True)]
         hands.append(
             {
                 "number": hand.number,
                 "dealer": hand.dealer,
-                "reason": end["reason"],
-                "winner": end.get("winner"),
+                "reason": end.reason,
+                "winner": end.winner,
                 "payments": [str(p) for p in paid],
                 "record": f"/api/rooms/{code}/hands/{hand.number}",
             }

@@ -26,7 +26,14 @@ from laizi.rules.baishan.settle import (
 )
 from laizi.rules.baishan.validate import check_situation
 from laizi.rules.melds import Meld
-from laizi.rules.ruleset import HandView, PublicSeat, Ruleset, SpecialTiles, WinOffer
+from laizi.rules.ruleset import (
+    HandView,
+    PublicSeat,
+    Ruleset,
+    Settlement,
+    SpecialTiles,
+    WinOffer,
+)
 from laizi.rules.situation import InputError, WinSituation
 from laizi.tiles import TERMINALS_AND_HONORS, format_tile
 
@@ -56,6 +63,7 @@ class BaishanRuleset(Ruleset):
     uses_indicator = False
     reserve = 0
     kong_robbable = False  # Baishan has no robbing of kongs, 抢杠 (Part B)
+    settings: BaishanSettings
 
     def __init__(self, settings: BaishanSettings) -> None:
         if settings.game != self.game:
@@ -192,8 +200,9 @@ class BaishanRuleset(Ruleset):
         """The settlement of a claimed win, kong payments included (Part B)."""
         return score(situation)
 
-    def win_payments(self, settlement: BaishanSettlement) -> tuple[Fraction, ...]:
+    def win_payments(self, settlement: Settlement) -> tuple[Fraction, ...]:
         """The win's own payments: the kongs were paid on the spot (``kong_payments``)."""
+        assert isinstance(settlement, BaishanSettlement)  # what :meth:`score` gives
         return tuple(settlement.win_payments)
 
     def check_situation(self, situation: WinSituation) -> None:

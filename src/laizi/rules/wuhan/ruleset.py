@@ -55,6 +55,7 @@ class WuhanRuleset(Ruleset):
 
     game = "wuhan"
     uses_indicator = True
+    settings: WuhanSettings
 
     def __init__(self, settings: WuhanSettings) -> None:
         if settings.game != self.game:

@@ -30,6 +30,8 @@ from typing import Any
 
 from laizi.bots import Bot
 from laizi.engine import Action, seat_event, view
+from laizi.engine.events import AddedKong, Discard
+from laizi.server.protocol import stream_event
 from laizi.server.room.base import VIEWERS, Clock, Hand, Prompt, Seat, Timer
 from laizi.server.seats import safe_default
 from laizi.server.table import TableSettings
@@ -155,9 +157,8 @@ class ClaimWindow:
         others might claim), at a table with people; None: no pause."""
         if not self.clock.live or not any(s.kind == "human" for s in self.seats):
             return None
-        for k, event in enumerate(events):
-            kind = event["type"]
-            if (kind == "discard" and not event.get("lay_out")) or kind == "added_kong":
+        for k, event in enumerate(stream_event(e) for e in events):
+            if (isinstance(event, Discard) and not event.lay_out) or isinstance(event, AddedKong):
                 return k + 1
         return None
 

@@ -12,8 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from laizi.engine.events import Discard
 from laizi.engine.hints import discard_no_win, hint_key, seat_hints
 from laizi.engine.state import CLAIM, FINAL, ROB, TURN
+from laizi.server.protocol import stream_event
 from laizi.server.room.base import Clock, Conn, Hand, Seat
 from laizi.tiles import parse_tile
 
@@ -102,17 +104,17 @@ class Hints:
         if state is None:
             return []
         found = []
-        for event in events:
-            if event["type"] != "discard" or event.get("lay_out"):
+        for event in (stream_event(e) for e in events):
+            if not isinstance(event, Discard) or event.lay_out:
                 continue
-            tile = parse_tile(event["tile"])
+            tile = parse_tile(event.tile)
             waiting = (
                 state.phase in (CLAIM, ROB)
                 and state.claim_tile == tile
-                and state.claim_from == event["seat"]
+                and state.claim_from == event.seat
             )
             if not waiting:
-                found.append((event["seat"], tile))
+                found.append((event.seat, tile))
         return found
 
     def resend(self, conn: Conn) -> None:

@@ -12,7 +12,7 @@ from laizi.engine.state import CLAIM, ROB, HandState
 from laizi.rules import Settings
 from laizi.server.bot_notes import BotNotes
 from laizi.server.entropy import PendingDeal
-from laizi.server.protocol import ProtocolError, Ready
+from laizi.server.protocol import MatchEnd, ProtocolError, Ready, stream_json
 from laizi.server.room.base import Clock, Conn, Hand, Seat, log
 from laizi.server.room.claims import ClaimWindow
 from laizi.server.room.pause import SettlementPause
@@ -229,16 +229,9 @@ class MatchFlow:
 
     def _end_match(self) -> None:
         self.status = "over"
-        self.streams.emit(
-            [
-                {
-                    "type": "match_end",
-                    "hands": self.match.hands_played,
-                    "totals": [number(x) for x in self.match.totals],
-                    "escaped": self.match.escaped,
-                }
-            ]
-        )
+        totals = [number(x) for x in self.match.totals]
+        end = MatchEnd(hands=self.match.hands_played, totals=totals, escaped=self.match.escaped)
+        self.streams.emit([stream_json(end)])
         try:
             self.ended()
         except Exception:  # booking must not stop the table; recovery books it later
