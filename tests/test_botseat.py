@@ -320,6 +320,29 @@ def test_bad_answers_at_a_fast_table_are_never_rate_limited(tmp_path: Path) -> N
     assert seen[-2]["type"] == "match_end"
 
 
+def test_a_bot_seat_never_holds_the_settlement_pause(tmp_path: Path) -> None:
+    """The pause between hands waits for the people who read the settlement (up to
+    ``settlement_seconds``); a ``cmd:`` bot's seat continues at once.  It used to be waited
+    for as a person that never presses Continue: 600 s here, every hand."""
+    with ServerProcess(tmp_path / "pause.sqlite") as srv:
+        token = fresh_token(srv, login_cookie(srv, "pausebot"))
+        table = {**FAST, "hands": 3, "settlement_seconds": 600}
+        room = srv.create_room("baishan", players=1, **table)["code"]
+        seen: list[dict[str, Any]] = []
+        url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+        started = time.monotonic()
+        asyncio.run(
+            asyncio.wait_for(
+                connect(url, f"{MISBEHAVING} good", room=room, token=token, on_message=seen.append),
+                120,
+            )
+        )
+        took = time.monotonic() - started
+    ends = [m for m in seen if m["type"] == "end"]
+    assert len(ends) == 3 and seen[-2]["type"] == "match_end"
+    assert took < 100  # three hands and two pauses: seconds, not 2 × 600 s
+
+
 class _FakeRoom:
     """What a bot seat reads of its room: the hand and the seat's pending decision."""
 

@@ -105,6 +105,14 @@ class BotSeat:
             self.incident("timeout", self.pending[0] if self.pending else None, None, "")
             self.pending = None
             self.hub.handle(self.conn, _frame({"type": "auto", "on": False}))
+        elif kind == "pause":
+            if self.conn.seat in message.get("waiting", ()):
+                # The settlement pause waits for the people who read it; a bot has nothing to
+                # read there (its hand's end event said it all), so its seat continues at once
+                # rather than hold the table for settlement_seconds every hand.
+                asyncio.get_running_loop().call_soon(
+                    self.hub.handle, self.conn, _frame({"type": "continue"})
+                )
         elif kind == "error":
             self.say(message)
         elif kind == "left":
