@@ -25,6 +25,7 @@ import pytest
 
 from laizi.rules.registry import GAMES
 from laizi.tiles import FIRST_HONOR
+from tests import import_helpers
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "laizi"
@@ -32,27 +33,16 @@ GAME_FOLDERS = tuple(f"laizi.rules.{game}" for game in GAMES)
 
 
 def module_name(path: Path) -> str:
-    parts = list(path.relative_to(SRC).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+    return import_helpers.module_name(path, SRC)
 
 
 def imports_of(path: Path) -> set[str]:
     """Every module ``path`` imports, at the top, in a function or under TYPE_CHECKING."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    package = import_helpers.package_of(path, SRC)
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found |= import_helpers.import_targets(node, package)
     return found
 
 

@@ -12,14 +12,9 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.import_helpers import import_targets, module_name, package_of
+
 SRC = Path(__file__).resolve().parent.parent / "src"
-
-
-def module_name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
 
 def _type_checking(test: ast.expr) -> bool:
@@ -58,18 +53,10 @@ def import_graph(root: Path, package: str = "laizi", deferred: bool = False) -> 
     paths = {module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
-        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        here = package_of(path, root)
         targets: set[str] = set()
         for node in _run_at_import(ast.parse(path.read_text("utf-8")).body, deferred):
-            if isinstance(node, ast.Import):
-                targets.update(alias.name for alias in node.names)
-                continue
-            base = node.module or ""
-            if node.level:
-                anchor = here.split(".")[: len(here.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            targets.add(base)
-            targets.update(f"{base}.{alias.name}" for alias in node.names)
+            targets |= import_targets(node, here)
         graph[name] = {t for t in targets if t in paths and t != name}
     return graph
 

@@ -201,9 +201,14 @@ class Ruleset(ABC):
     """Tiles at the back of the wall never drawn by a normal draw (A8's 海底 reserve)."""
 
     def __init__(self, settings: Any = None) -> None:
-        """A ruleset is made from the room's settings (the registry calls ``cls(settings)``;
-        a bare ruleset of the engine's tests has none)."""
+        """A ruleset is made from the room's settings of its own game (the registry calls
+        ``cls(settings)``; a bare ruleset of the engine's tests has none)."""
+        if settings is not None and settings.game != self.game:
+            raise ValueError(f"not {self.game} settings: game {settings.game!r}")
         self.settings = settings
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.settings!r})"
 
     def specials(self, indicator: int | None) -> SpecialTiles:
         """The special tiles of a hand with this indicator (``None`` when not used)."""

@@ -4,7 +4,6 @@ joining a room (``Hub.handle`` calls :func:`before_join` and :func:`after_join`;
 
 from __future__ import annotations
 
-import secrets
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -14,6 +13,7 @@ from laizi.server.accounts import Accounts
 from laizi.server.names import NameRefused, normalize_name
 from laizi.server.protocol import Join, ProtocolError
 from laizi.server.ratings import link_seat, seat_accounts, seat_of_account, unlink_seat
+from laizi.server.room.seating import seat_with_token
 
 if TYPE_CHECKING:
     from laizi.server.room import Conn, Room
@@ -79,14 +79,7 @@ def _one_seat(room: Room, conn: Conn, message: Join) -> None:
     if not held:
         return
     if message.token is not None:
-        wanted = next(
-            (
-                i
-                for i, s in enumerate(room.seats)
-                if s.token and secrets.compare_digest(s.token, message.token)
-            ),
-            None,
-        )
+        wanted = seat_with_token(room.seats, message.token)
         if wanted is None or wanted in held:
             return  # the room answers a bad token; one's own seat may be rejoined
     seat = min(held)

@@ -85,14 +85,7 @@ class ToyRuleset(Ruleset):
     game = "toy"
     uses_indicator = False
     reserve = 0
-
-    def __init__(self, settings: ToySettings) -> None:
-        if settings.game != self.game:
-            raise ValueError(f"not toy settings: game {settings.game!r}")
-        self.settings = settings
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.settings!r})"
+    settings: ToySettings
 
     def final_round_starts(self, live: int, kongs_made: int) -> bool:
         return live <= FINAL_ROUND

@@ -65,14 +65,6 @@ class BaishanRuleset(Ruleset):
     kong_robbable = False  # Baishan has no robbing of kongs, 抢杠 (Part B)
     settings: BaishanSettings
 
-    def __init__(self, settings: BaishanSettings) -> None:
-        if settings.game != self.game:
-            raise ValueError(f"not Baishan settings: game {settings.game!r}")
-        self.settings = settings
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.settings!r})"
-
     def final_round_starts(self, live: int, kongs_made: int) -> bool:
         """分张: each player draws one more tile, may win with it, discards nothing."""
         return live <= (SPLIT_WITH_KONG if kongs_made else SPLIT_WITHOUT_KONG)

@@ -58,14 +58,9 @@ class WuhanRuleset(Ruleset):
     settings: WuhanSettings
 
     def __init__(self, settings: WuhanSettings) -> None:
-        if settings.game != self.game:
-            raise ValueError(f"not Wuhan settings: game {settings.game!r}")
-        self.settings = settings
+        super().__init__(settings)
         self.reserve = settings.haidi_reserve
         self._multiplier_memo: dict[tuple[object, ...], Multiplier] = {}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.settings!r})"
 
     # --- tiles ----------------------------------------------------------------------------
     def specials(self, indicator: int | None) -> SpecialTiles:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +15,14 @@ from laizi.server.table import TableSettings
 
 SPECTATOR_NEWS_MS = 1000
 """Spectators joining and leaving are told to the seated players at most this often (batched)."""
+
+
+def seat_with_token(seats: Sequence[Seat], token: str) -> int | None:
+    """The seat whose rejoin token this is (compared in constant time), or ``None``."""
+    return next(
+        (i for i, s in enumerate(seats) if s.token and secrets.compare_digest(s.token, token)),
+        None,
+    )
 
 
 @dataclass(frozen=True)
@@ -131,14 +139,7 @@ class Seating:
             self._spectators_changed()
             return
         if msg.token is not None:
-            seat = next(
-                (
-                    i
-                    for i, s in enumerate(self.seats)
-                    if s.token and secrets.compare_digest(s.token, msg.token)
-                ),
-                None,
-            )
+            seat = seat_with_token(self.seats, msg.token)
             if seat is None:
                 raise ProtocolError("bad_token", "no seat of this room has that token")
             self._attach(conn, seat)
