@@ -15,6 +15,7 @@ from typing import Any
 
 from laizi.bots.base import Bot
 from laizi.engine import apply, legal_actions, new_hand, seat_event, view
+from laizi.engine.events import encode_all
 from laizi.rules.ruleset import Ruleset
 
 __all__ = ["HandOutcome", "derive_seed", "play_hand", "wall_seed"]
@@ -62,7 +63,8 @@ def play_hand(
     told has ``"seed": null`` (the wall is played again: the arena's duplicate set); the record
     keeps the seed.
     """
-    state, first = new_hand(ruleset, dealer, seed=seed)
+    state, dealt = new_hand(ruleset, dealer, seed=seed)
+    first = encode_all(dealt)
     events = first if record else None
     # Bots that follow the hand's events (cmd: bots) get each one as their seat may see it.
     observers = [(s, bot.observe) for s, bot in enumerate(bots) if hasattr(bot, "observe")]
@@ -74,7 +76,7 @@ def play_hand(
         action = bots[seat].act(view(state, seat), legal)
         if action not in legal:
             raise ValueError(f"bot {bots[seat]!r} chose an illegal action {action!r}")
-        produced = apply(state, action, check=False)
+        produced = encode_all(apply(state, action, check=False))
         if observers:
             _tell(observers, produced if reveal_seed else _without_seed(produced))
         if events is not None:
