@@ -21,6 +21,7 @@ from laizi.engine import (
     make_ruleset,
     new_hand,
     seat_event,
+    seat_view,
 )
 from laizi.engine.events import (
     AnyEvent,
@@ -96,6 +97,15 @@ def test_the_engine_hands_out_typed_events_that_encode_to_the_record() -> None:
     assert isinstance(end, End) and sum(end.exact_payments()) == 0
     assert encode_all(typed) == [encode(e) for e in typed]
     assert [decode(e) for e in encode_all(typed)] == typed
+
+
+def test_a_seats_typed_view_hides_what_its_record_line_hides() -> None:
+    for record in RECORDS:
+        for seat in (None, 0, 1, 2, 3):
+            typed = [seat_view(decode(e), seat) for e in record]
+            assert [None if e is None else encode(e) for e in typed] == [
+                seat_event(e, seat) for e in record
+            ]
 
 
 def test_every_kind_of_event_is_played() -> None:

@@ -29,7 +29,7 @@ from laizi.engine.playout import play_out
 from laizi.engine.record import RecordError, Verdict, parse_record, replay_record, to_jsonl, verify
 from laizi.engine.state import HandState, PlayerState
 from laizi.engine.table import Game
-from laizi.engine.view import seat_event, view
+from laizi.engine.view import seat_event, seat_view, view
 from laizi.engine.wall import commitment, parse_seed, wall_from_parts, wall_from_seed
 from laizi.rules import Meld, Ruleset, SpecialTiles, WinOffer, make_ruleset
 
@@ -57,6 +57,7 @@ __all__ = [
     "play_out",
     "replay_record",
     "seat_event",
+    "seat_view",
     "to_jsonl",
     "verify",
     "view",

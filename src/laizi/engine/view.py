@@ -17,13 +17,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from laizi.engine.events import TILE, number
+import msgspec
+
+from laizi.engine.events import (
+    TILE,
+    AnyEvent,
+    Claim,
+    ConcealedKong,
+    Deal,
+    Draw,
+    KongPaid,
+    Pass,
+    Start,
+    number,
+)
 from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.engine.table_data import changes_counts, end_details, moqie, seat_counts
 from laizi.tiles import format_tiles
 
-__all__ = ["MULTIPLIER_EVENTS", "as_streamed", "live_multipliers", "seat_event", "view"]
+__all__ = [
+    "MULTIPLIER_EVENTS",
+    "as_streamed",
+    "live_multipliers",
+    "seat_event",
+    "seat_view",
+    "view",
+]
 
 MULTIPLIER_EVENTS = frozenset({"deal", "chow", "pung", "kong", "concealed_kong", "lay_out", "end"})
 """Events after which a seat's multiplier may differ: the deal (the dealer), a meld, a tile laid
@@ -204,4 +224,25 @@ def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any]
         # the payment is public, the concealed kong's tile is not (its amount may still tell a
         # 大杠 of 1m/1p/1s: paying on the spot makes that public, as at a real table)
         return {k: v for k, v in event.items() if k != "tile"}
+    return event
+
+
+def seat_view(event: AnyEvent, seat: int | None = None) -> AnyEvent | None:
+    """:func:`seat_event` on a typed event (what the engine returns): the same hiding, read
+    through the event's fields; ``encode`` of the answer is ``seat_event`` of the record line.
+
+    >>> seat_view(Draw(seat=1, tile="5m", from_="front"), 2)
+    Draw(seat=1, tile=None, from_='front', final=False)
+    """
+    if isinstance(event, (Claim, Pass)):
+        return event if event.seat == seat else None
+    if isinstance(event, Start):
+        return event if event.wall is None else msgspec.structs.replace(event, wall=None)
+    if isinstance(event, Deal):
+        hands = [h if s == seat else None for s, h in enumerate(event.hands)]
+        return msgspec.structs.replace(event, hands=hands)
+    if isinstance(event, (Draw, ConcealedKong)) and event.seat != seat:
+        return msgspec.structs.replace(event, tile=None)
+    if isinstance(event, KongPaid) and event.kind == "concealed_kong" and event.seat != seat:
+        return msgspec.structs.replace(event, tile=None)  # the payment is public, the tile not
     return event
