@@ -159,8 +159,9 @@ def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str
     The record itself never carries them (they follow from it); copies of those events do.
 
     >>> from laizi.engine import make_ruleset, new_hand
+    >>> from laizi.engine.events import encode_all
     >>> state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=2, seed=bytes(32))
-    >>> shown = as_streamed(state, first)
+    >>> shown = as_streamed(state, encode_all(first))
     >>> [e["type"] for e in shown], [m["total"] for m in shown[-1]["multipliers"]]
     (['start', 'deal'], [1, 1, 2, 1])
     >>> shown[-1]["live"], "multipliers" in first[-1] or "live" in first[-1]
@@ -227,6 +228,13 @@ def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any]
     return event
 
 
+def _changed(event: AnyEvent, **fields: Any) -> AnyEvent:
+    """A copy of ``event`` with these fields changed (typed here: the compiled build's analysis
+    sees msgspec as ``Any``)."""
+    copy: AnyEvent = msgspec.structs.replace(event, **fields)
+    return copy
+
+
 def seat_view(event: AnyEvent, seat: int | None = None) -> AnyEvent | None:
     """:func:`seat_event` on a typed event (what the engine returns): the same hiding, read
     through the event's fields; ``encode`` of the answer is ``seat_event`` of the record line.
@@ -237,12 +245,11 @@ def seat_view(event: AnyEvent, seat: int | None = None) -> AnyEvent | None:
     if isinstance(event, (Claim, Pass)):
         return event if event.seat == seat else None
     if isinstance(event, Start):
-        return event if event.wall is None else msgspec.structs.replace(event, wall=None)
+        return event if event.wall is None else _changed(event, wall=None)
     if isinstance(event, Deal):
-        hands = [h if s == seat else None for s, h in enumerate(event.hands)]
-        return msgspec.structs.replace(event, hands=hands)
+        return _changed(event, hands=[h if s == seat else None for s, h in enumerate(event.hands)])
     if isinstance(event, (Draw, ConcealedKong)) and event.seat != seat:
-        return msgspec.structs.replace(event, tile=None)
+        return _changed(event, tile=None)
     if isinstance(event, KongPaid) and event.kind == "concealed_kong" and event.seat != seat:
-        return msgspec.structs.replace(event, tile=None)  # the payment is public, the tile not
+        return _changed(event, tile=None)  # the payment is public, the tile not
     return event
