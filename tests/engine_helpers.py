@@ -8,10 +8,23 @@ from typing import Any
 
 import pytest
 
-from laizi.engine import HandState, Match, apply, legal_actions, make_ruleset
+from laizi.engine import HandState, Match, apply, legal_actions, make_ruleset, new_hand
+from laizi.engine.events import Event, encode_all
 from laizi.engine.script import ScriptUnfinished, run_script
 
 RULES = {"preset": "wuhan-hongzhong-kaikou", "min_points": 0}
+
+
+def apply_json(state: HandState, action: Any, *, check: bool = True) -> list[Event]:
+    """``apply`` with its typed events as the JSON objects a record holds (what these tests
+    compare key by key)."""
+    return encode_all(apply(state, action, check=check))
+
+
+def deal_json(*args: Any, **kwargs: Any) -> tuple[HandState, list[Event]]:
+    """``new_hand`` with its ``start`` and ``deal`` events as their record JSON."""
+    state, events = new_hand(*args, **kwargs)
+    return state, encode_all(events)
 
 
 def act(text: str) -> dict[str, Any]:
@@ -106,7 +119,7 @@ def play_match(hands: int, seed: int):
         state, events = match.deal(rng.randbytes(32))
         while not state.over:
             seat = state.to_act()[0]
-            events += apply(state, choose(legal_actions(state, seat)))
+            events += apply_json(state, choose(legal_actions(state, seat)))
         match.finish(events)
         history.append((dealer, state.result["winner"], match.dealer))
         record += events

@@ -6,10 +6,11 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from laizi.engine import apply, legal_actions, make_ruleset, new_hand, seat_event
+from laizi.engine import legal_actions, make_ruleset, seat_event
 from laizi.engine.record import action_of
 from laizi.engine.view import as_streamed, live_multipliers
 from laizi.engine.wall import parse_contributions
+from tests.engine_helpers import apply_json, deal_json
 
 
 def split_hands(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -73,7 +74,7 @@ def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
     Checks on the way that each carried value is the engine's own at that point and that the
     record itself carries none."""
     start, end = record[0], record[-1]
-    state, first = new_hand(
+    state, first = deal_json(
         make_ruleset(start["rules"]),
         start["dealer"],
         seed=bytes.fromhex(end["seed"]),
@@ -87,7 +88,7 @@ def server_stream(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
         assert "counts" not in event and "how_won" not in event, "the record carries extras"
         action = action_of(event)
         if action is not None:
-            produced = apply(state, action)
+            produced = apply_json(state, action)
             shown = as_streamed(state, produced)
             for e in shown:
                 if "multipliers" in e:
@@ -110,7 +111,7 @@ def replay_points(record: list[dict[str, Any]], seat: int) -> list[tuple[int, li
     """For every moment of the hand: how many events ``seat`` had been shown, and its legal
     actions then (as canonical JSON, without the seat)."""
     start, end = record[0], record[-1]
-    state, _ = new_hand(
+    state, _ = deal_json(
         make_ruleset(start["rules"]),
         start["dealer"],
         seed=bytes.fromhex(end["seed"]),
@@ -133,7 +134,7 @@ def replay_points(record: list[dict[str, Any]], seat: int) -> list[tuple[int, li
     for event in record[2:]:
         action = action_of(event)
         if action is not None:
-            for produced in apply(state, action):
+            for produced in apply_json(state, action):
                 visible += seat_event(produced, seat) is not None
             note()
     return points

@@ -20,12 +20,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from laizi.engine import apply, legal_actions, new_hand
+from laizi.engine import legal_actions
 from laizi.env.aec import LaiziAECEnv
 from laizi.rules import GAMES, PRESETS, Settings, SettingsError, find_game, make_ruleset
 from laizi.rules.registry import ENV_VAR, LINES
 from laizi.rules.schema import settings_schema
 from tests.cli_helpers import ROOT, run
+from tests.engine_helpers import apply_json, deal_json
 from tests.games.toy.settings import ToySettings
 from tests.server_helpers import ServerProcess, records
 
@@ -213,11 +214,11 @@ def test_the_environment_plays_the_toy_game(toy: None) -> None:
 def test_random_hands_of_the_toy_game_conserve_tiles_and_are_zero_sum(toy: None) -> None:
     for seed in range(30):
         rng = random.Random(seed)
-        state, events = new_hand(make_ruleset("toy"), dealer=seed % 4, seed=rng.randbytes(32))
+        state, events = deal_json(make_ruleset("toy"), dealer=seed % 4, seed=rng.randbytes(32))
         while not state.over:
             legal = legal_actions(state, state.to_act()[0])
             wins = [a for a in legal if a.type == "win"]
-            events += apply(state, wins[0] if wins else rng.choice(legal))
+            events += apply_json(state, wins[0] if wins else rng.choice(legal))
         assert state.tiles_in_play() == [4] * 34 and events[0]["game"] == "toy"
         payments = [Fraction(p) for p in state.result["payments"]]
         assert sum(payments) == 0

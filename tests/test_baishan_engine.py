@@ -19,10 +19,8 @@ import pytest
 from laizi.engine import (
     Action,
     IllegalAction,
-    apply,
     legal_actions,
     make_ruleset,
-    new_hand,
     parse_record,
     seat_event,
     to_jsonl,
@@ -33,7 +31,7 @@ from laizi.engine.script import ScriptIllegal, run_script
 from laizi.engine.state import HandState
 from laizi.engine.wall import wall_from_parts
 from laizi.tiles import format_tile, parse_tile, parse_tiles
-from tests.engine_helpers import act
+from tests.engine_helpers import act, apply_json, deal_json
 
 Decide = Callable[[HandState, int, list[Action]], Action | None]
 
@@ -49,7 +47,7 @@ def deal(
     assert [len(h) for h in dealt] == [14, 13, 13, 13]
     named = draws if isinstance(draws, str) else "".join(draws)
     wall = wall_from_parts(dealt, [], parse_tiles(named), parse_tiles(replacements))
-    return new_hand(make_ruleset(rules), dealer, wall=wall)
+    return deal_json(make_ruleset(rules), dealer, wall=wall)
 
 
 def tsumogiri(state: HandState, seat: int, legal: list[Action]) -> Action:
@@ -67,7 +65,7 @@ def play(state: HandState, events: list[dict[str, Any]], decide: Decide | None =
         seat = state.to_act()[0]
         legal = legal_actions(state, seat)
         action = decide(state, seat, legal) if decide else None
-        events += apply(state, action or tsumogiri(state, seat, legal))
+        events += apply_json(state, action or tsumogiri(state, seat, legal))
     assert state.tiles_in_play() == [4] * 34
     assert sum(state.result["payments"]) == 0
     assert verify(parse_record(to_jsonl(events))).ok
@@ -132,12 +130,12 @@ def test_a_locked_hand_may_only_discard_its_draw():
         action = Action.from_json(item)
         if state.phase == "claim" and action.seat not in state.to_act():
             for seat in state.to_act():
-                events += apply(state, Action(seat, "pass"))
-        events += apply(state, action)
+                events += apply_json(state, Action(seat, "pass"))
+        events += apply_json(state, action)
     assert state.turn == 0 and state.players[0].declared_ready
     assert [a.notation() for a in legal_actions(state, 0)] == ["0 discard 3z"]
     with pytest.raises(IllegalAction) as error:
-        apply(state, Action(0, "discard", parse_tile("5z")))
+        apply_json(state, Action(0, "discard", parse_tile("5z")))
     assert "locked" in error.value.reason
     assert view(state, 1)["players"][0]["declared_ready"] is True
 
@@ -207,7 +205,7 @@ def test_no_kong_in_the_split_round():
         legal = legal_actions(state, seat)
         if state.phase == "final":
             assert [a.type for a in legal] == ["win", "pass"]  # no kong, no discard
-        events += apply(
+        events += apply_json(
             state, tsumogiri(state, seat, legal) if state.phase != "final" else Action(seat, "pass")
         )
 
@@ -293,9 +291,9 @@ def test_discard_right_after_a_kong_is_ganghoukai_for_the_discarder():
 
 def test_escape_pays_64_units_and_kongs_already_paid_stand():
     state, events = deal(KONG_HANDS, ["6z"])
-    events += apply(state, Action(0, "discard", parse_tile("1z")))
-    events += apply(state, Action(1, "concealed_kong", parse_tile("6z")))
-    events += apply(state, Action(3, "abandon"))
+    events += apply_json(state, Action(0, "discard", parse_tile("1z")))
+    events += apply_json(state, Action(1, "concealed_kong", parse_tile("6z")))
+    events += apply_json(state, Action(3, "abandon"))
     end = events[-1]
     third = Fraction(64, 3)
     assert state.result["payments"] == (third - 4, third + 8, third - 2, -64 - 2)
@@ -329,17 +327,17 @@ def test_one_winner_per_discard_first_after_the_discarder():
 def test_no_robbing_an_added_kong():
     hands = ["2345678m2345p88s1z", "234567s2345p167z", "111m234p567p79s55z", "3456m9m6789p1123s"]
     state, events = deal(hands, ["8s", "4z", "4z", "4z", "8s"])
-    events += apply(state, Action(0, "discard", parse_tile("1z")))
-    events += apply(state, Action(1, "discard", parse_tile("8s")))
+    events += apply_json(state, Action(0, "discard", parse_tile("1z")))
+    events += apply_json(state, Action(1, "discard", parse_tile("8s")))
     assert [a.type for a in legal_actions(state, 2)] == ["win", "chow", "pass"]
-    events += apply(state, Action(0, "pung"))
-    events += apply(state, Action(2, "pass"))
-    events += apply(state, Action(0, "discard", parse_tile("2m")))
+    events += apply_json(state, Action(0, "pung"))
+    events += apply_json(state, Action(2, "pass"))
+    events += apply_json(state, Action(0, "discard", parse_tile("2m")))
     while state.turn != 0 or state.phase != "turn":
         seat = state.to_act()[0]
-        events += apply(state, tsumogiri(state, seat, legal_actions(state, seat)))
+        events += apply_json(state, tsumogiri(state, seat, legal_actions(state, seat)))
     assert state.drawn == parse_tile("8s")
-    events += apply(state, Action(0, "added_kong", parse_tile("8s")))
+    events += apply_json(state, Action(0, "added_kong", parse_tile("8s")))
     # seat 2 waits on 8s, but Baishan robs no kong: the kong stands, is paid (the dealer's: ×2
     # from everyone), and its replacement draw follows
     assert events[-2] == {

@@ -12,17 +12,15 @@ from hypothesis import strategies as st
 
 from laizi.engine import (
     Action,
-    apply,
     legal_actions,
     make_ruleset,
-    new_hand,
     parse_record,
     replay_record,
     to_jsonl,
     verify,
     view,
 )
-from tests.engine_helpers import hidden_shuffled
+from tests.engine_helpers import apply_json, deal_json, hidden_shuffled
 
 RULESET = make_ruleset("baishan")
 
@@ -52,7 +50,7 @@ def eager(rng: random.Random):
 
 
 def play_and_check(seed: bytes, rng: random.Random, deep: bool) -> dict[str, int]:
-    state, events = new_hand(RULESET, rng.randrange(4), seed=seed)
+    state, events = deal_json(RULESET, rng.randrange(4), seed=seed)
     choose = eager(rng) if rng.random() < 0.8 else rng.choice
     seen = {"declared": 0, "kongs": 0}
     step = 0
@@ -68,7 +66,7 @@ def play_and_check(seed: bytes, rng: random.Random, deep: bool) -> dict[str, int
             for viewer in (0, 1, 2, 3, None):
                 shown = view(state, viewer)
                 assert view(hidden_shuffled(state, viewer, rng), viewer) == shown
-        events += apply(state, choose(legal))
+        events += apply_json(state, choose(legal))
         step += 1
     assert state.tiles_in_play() == [4] * 34
     result = state.result

@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from laizi.bots import BOTS, Bot, BotError, SeatTable, make_bot
-from laizi.engine import Action, apply, legal_actions, make_ruleset, new_hand, view
+from laizi.engine import Action, legal_actions, make_ruleset, view
 from laizi.rules import PRESETS, preset
 from laizi.sim import play_hand, wall_seed
 from laizi.tiles import parse_tile
 from tests.bot_helpers import discards_of, table_view
-from tests.engine_helpers import hidden_shuffled
+from tests.engine_helpers import apply_json, deal_json, hidden_shuffled
 
 WUHAN = preset("wuhan-hongzhong-kaikou")
 ALL_PRESETS = sorted(PRESETS)
@@ -99,13 +99,13 @@ def test_a_bot_is_handed_only_its_seats_view():
 )
 def test_a_decision_does_not_depend_on_hidden_tiles(seed, steps, preset_name, name):
     ruleset = make_ruleset(preset_name)
-    state, _ = new_hand(ruleset, 0, seed=seed)
+    state, _ = deal_json(ruleset, 0, seed=seed)
     rng = random.Random(seed)
     for _ in range(steps):
         if state.over:
             return
         seat = state.to_act()[0]
-        apply(state, rng.choice(legal_actions(state, seat)))
+        apply_json(state, rng.choice(legal_actions(state, seat)))
     if state.over:
         return
     seat = state.to_act()[0]

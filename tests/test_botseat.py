@@ -17,11 +17,12 @@ import pytest
 import websockets
 
 from laizi.botproto.bridge import BridgeError, connect
-from laizi.engine import legal_actions, make_ruleset, new_hand
+from laizi.engine import legal_actions, make_ruleset
 from laizi.server.accounts import Account
 from laizi.server.botseat import BotSeat
 from laizi.server.bottokens import BotIdentity
 from laizi.server.room.base import Prompt
+from tests.engine_helpers import deal_json
 from tests.server_helpers import ServerProcess, http, login_cookie
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -347,7 +348,7 @@ class _FakeRoom:
     """What a bot seat reads of its room: the hand and the seat's pending decision."""
 
     def __init__(self) -> None:
-        self.state, _ = new_hand(make_ruleset("baishan"), 0, seed=bytes(32))
+        self.state, _ = deal_json(make_ruleset("baishan"), 0, seed=bytes(32))
         self.prompts: dict[int, Prompt] = {}
 
 

@@ -33,6 +33,7 @@ RECORDS_SCRIPT = """
 import hashlib, json, random, sys
 from laizi import _native
 from laizi.engine import apply, legal_actions, make_ruleset, new_hand, to_jsonl
+from laizi.engine.events import encode_all
 from laizi.rules import PRESETS
 
 hands = int(sys.argv[1])
@@ -41,10 +42,11 @@ presets = sorted(PRESETS)
 rulesets = {p: make_ruleset(p) for p in presets}
 for i in range(hands):
     rng = random.Random(i)
-    state, events = new_hand(rulesets[presets[i % len(presets)]], i % 4, seed=rng.randbytes(32))
+    state, dealt = new_hand(rulesets[presets[i % len(presets)]], i % 4, seed=rng.randbytes(32))
+    events = encode_all(dealt)
     while not state.over:
         seat = state.to_act()[0]
-        events += apply(state, rng.choice(legal_actions(state, seat)))
+        events += encode_all(apply(state, rng.choice(legal_actions(state, seat))))
     digest.update(to_jsonl(events).encode())
 # the batch env (its loop is compiled too): every array of 200 steps of 16 tables
 import numpy as np

@@ -21,7 +21,7 @@ from laizi.dataset.events import mjai_events, mjai_tile
 from laizi.dataset.export import OutputError, export
 from laizi.dataset.parquet import DatasetWriter, read_rows
 from laizi.dataset.sources import Hand, hands_from_db, hands_from_paths
-from laizi.engine import Game, apply, legal_actions, view
+from laizi.engine import Game, legal_actions, view
 from laizi.engine.actions import Action
 from laizi.engine.record import check_events, deal_record, parse_record, to_jsonl
 from laizi.env.table import action_index
@@ -29,6 +29,7 @@ from laizi.env.views import encode_view
 from laizi.sim import simulate
 from laizi.tiles import parse_tiles
 from tests.cli_helpers import run
+from tests.engine_helpers import apply_json
 
 
 def random_record(rules: str, seed: int, abandon_at: int | None = None) -> list[dict]:
@@ -116,7 +117,7 @@ def test_the_parquet_dataset_replays_to_the_records(records: Path, tmp_path: Pat
         for r in mine:
             # Consequences only between decisions; an escape is played but is no row.
             if events[index]["type"] == "abandon":
-                produced += apply(state, Action(events[index]["seat"], "abandon"))
+                produced += apply_json(state, Action(events[index]["seat"], "abandon"))
                 escaped += 1
                 break
             assert rows["event"][r] == index
@@ -133,13 +134,13 @@ def test_the_parquet_dataset_replays_to_the_records(records: Path, tmp_path: Pat
             np.testing.assert_array_equal(rows["obs"][r], expected)
             action = legal[int(rows["action"][r])]
             declared += action.type == "declare_ready"
-            new = apply(state, action)
+            new = apply_json(state, action)
             check_events(new, events, index)
             produced += new
             index += len(new)
         else:
             if not state.over:
-                produced += apply(state, Action(events[index]["seat"], "abandon"))
+                produced += apply_json(state, Action(events[index]["seat"], "abandon"))
                 escaped += 1
         assert state.over and len(produced) == len(events)
         result = state.result

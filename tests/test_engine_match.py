@@ -5,19 +5,10 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from laizi.engine import (
-    Action,
-    Match,
-    apply,
-    make_ruleset,
-    new_hand,
-    parse_record,
-    play_out,
-    verify,
-)
+from laizi.engine import Action, Match, make_ruleset, parse_record, play_out, verify
 from laizi.engine.events import hand_digest
 from laizi.engine.record import to_jsonl
-from tests.engine_helpers import play_match
+from tests.engine_helpers import apply_json, deal_json, play_match
 
 
 def test_the_dealer_stays_on_a_dealer_win_or_a_drawn_hand_else_moves_on():
@@ -53,7 +44,7 @@ def test_a_match_record_with_the_wrong_next_dealer_is_rejected():
     start = events[starts[4]]
     seed = bytes.fromhex(events[starts[5] - 1]["seed"])
     wrong = (start["dealer"] + 1) % 4
-    state, hand = new_hand(
+    state, hand = deal_json(
         make_ruleset(start["rules"]),
         wrong,
         seed=seed,
@@ -71,8 +62,8 @@ def test_a_match_record_with_the_wrong_next_dealer_is_rejected():
 def test_nothing_may_follow_an_escape():
     match = Match(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0)
     state, first = match.deal(bytes(32))
-    first += apply(state, Action(1, "abandon"))
-    state, second = new_hand(
+    first += apply_json(state, Action(1, "abandon"))
+    state, second = deal_json(
         make_ruleset("wuhan-hongzhong-kaikou"),
         0,
         seed=bytes(range(32)),

@@ -15,10 +15,8 @@ from hypothesis import strategies as st
 from laizi.engine import (
     Action,
     HandState,
-    apply,
     legal_actions,
     make_ruleset,
-    new_hand,
     parse_record,
     replay_record,
     to_jsonl,
@@ -26,7 +24,7 @@ from laizi.engine import (
     view,
 )
 from laizi.rules import PRESETS
-from tests.engine_helpers import hidden_shuffled
+from tests.engine_helpers import apply_json, deal_json, hidden_shuffled
 
 PRESET_NAMES = sorted(PRESETS)
 HANDS_PER_PRESET = 300  # 7 × 300 = 2,100 hands
@@ -61,14 +59,14 @@ def check_step(state: HandState, rng: random.Random) -> None:
 
 def play_and_check(preset: str, seed: bytes, rng: random.Random, deep: bool) -> str:
     ruleset = make_ruleset(preset)
-    state, events = new_hand(ruleset, rng.randrange(4), seed=seed)
+    state, events = deal_json(ruleset, rng.randrange(4), seed=seed)
     choose = greedy(rng) if rng.random() < 0.5 else rng.choice
     step = 0
     while not state.over:
         if deep and step % 7 == 0:
             check_step(state, rng)
         seat = state.to_act()[0]
-        events += apply(state, choose(legal_actions(state, seat)))
+        events += apply_json(state, choose(legal_actions(state, seat)))
         step += 1
     assert state.tiles_in_play() == [4] * 34
     payments = state.result["payments"]
@@ -127,7 +125,7 @@ def test_the_cheap_refusals_never_hide_a_win_scoring_would_allow():
     allowed_seen = 0
     for index in range(300):
         ruleset = make_ruleset(PRESET_NAMES[index % len(PRESET_NAMES)])
-        state, _ = new_hand(ruleset, index % 4, seed=rng.randbytes(32))
+        state, _ = deal_json(ruleset, index % 4, seed=rng.randbytes(32))
         choose = greedy(rng)
         while not state.over:
             if state.phase == "claim":
@@ -140,7 +138,7 @@ def test_the_cheap_refusals_never_hide_a_win_scoring_would_allow():
                     assert full == offered
                     allowed_seen += full
             seat = state.to_act()[0]
-            apply(state, choose(legal_actions(state, seat)))
+            apply_json(state, choose(legal_actions(state, seat)))
     assert allowed_seen > 0
 
 
@@ -153,7 +151,7 @@ def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
     rng = random.Random(11)
     tried = 0
     for index in range(60):
-        state, _ = new_hand(
+        state, _ = deal_json(
             make_ruleset(PRESET_NAMES[index % 6]), index % 4, seed=rng.randbytes(32)
         )
         choose = greedy(rng)
@@ -175,7 +173,7 @@ def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
                     continue
                 before = (state.events, state.phase, state.tiles_in_play(), view(state, None))
                 with pytest.raises(IllegalAction) as caught:
-                    apply(state, action)
+                    apply_json(state, action)
                 assert caught.value.reason
                 assert (
                     state.events,
@@ -184,7 +182,7 @@ def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
                     view(state, None),
                 ) == before
                 tried += 1
-            apply(state, choose(legal))
+            apply_json(state, choose(legal))
     assert tried > 1000
 
 
@@ -198,13 +196,13 @@ def test_an_illegal_action_is_refused_with_a_reason_and_changes_nothing():
 def test_a_copy_plays_on_independently_and_identically(seed, preset, choices, split):
     """``HandState.copy()`` (for bots that search): the copy and the original, given the same
     decisions, produce the same events, and playing one never touches the other."""
-    state, _ = new_hand(make_ruleset(preset), 0, seed=seed)
+    state, _ = deal_json(make_ruleset(preset), 0, seed=seed)
     rng = random.Random(choices)
     for _ in range(split):
         if state.over:
             break
         seat = state.to_act()[0]
-        apply(state, rng.choice(legal_actions(state, seat)))
+        apply_json(state, rng.choice(legal_actions(state, seat)))
     twin = state.copy()
     frozen = view(twin, None), twin.tiles_in_play(), twin.events
     plan = random.Random(choices + 1)
@@ -215,11 +213,11 @@ def test_a_copy_plays_on_independently_and_identically(seed, preset, choices, sp
         pick = plan.randrange(1 << 30)
         picks.append(pick)
         legal = legal_actions(state, seat)
-        original_events += apply(state, legal[pick % len(legal)])
+        original_events += apply_json(state, legal[pick % len(legal)])
     assert (view(twin, None), twin.tiles_in_play(), twin.events) == frozen
     twin_events = []
     for pick in picks:
         seat = twin.to_act()[0]
         legal = legal_actions(twin, seat)
-        twin_events += apply(twin, legal[pick % len(legal)])
+        twin_events += apply_json(twin, legal[pick % len(legal)])
     assert twin.over and twin_events == original_events

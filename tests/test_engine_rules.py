@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
-from laizi.engine import Match, apply, legal_actions, make_ruleset, view
+from laizi.engine import Match, legal_actions, make_ruleset, view
 from laizi.engine.actions import Action
 from laizi.engine.script import ScriptIllegal, ScriptUnfinished, run_script
 from laizi.tiles import format_tile, parse_tiles
 from tests.engine_helpers import (
     KONG_ACTIONS,
     KONG_HANDS,
+    apply_json,
     script,
     state_when_script_ends,
 )
@@ -68,7 +69,7 @@ def test_chow_offered_to_the_next_seat_only():
     assert state.turn == 1
     obj = script(CHOW_HANDS, [])
     st = state_when_script_ends(obj)
-    apply(st, Action(0, "discard", 2))
+    apply_json(st, Action(0, "discard", 2))
     assert [a.type for a in legal_actions(st, 1)] == ["chow", "pass"]
     assert legal_actions(st, 2) == []
     assert [a.type for a in legal_actions(st, 3)] == ["pung", "pass"]
@@ -265,7 +266,7 @@ def test_a_held_must_gang_tile_blocks_the_win():
     obj = script(GANG_HANDS, GANG_ACTIONS, draws=["1m", "1p", "9p", "8s"], replacements=["6s"])
     state = state_when_script_ends(obj)
     assert state.turn == 1
-    apply(state, Action(1, "lay_out", 33))
+    apply_json(state, Action(1, "lay_out", 33))
     assert Action(1, "win") in legal_actions(state, 1)
     blocked = [
         "9m 2m4m6m 2p4p9p 1s2s4s 4z5z6z 3p",
@@ -435,7 +436,7 @@ def test_a_drawn_hand_keeps_the_dealer_and_a_win_moves_it():
         seat = state.to_act()[0]
         legal = legal_actions(state, seat)
         choice = next((a for a in legal if a.type in ("pass", "discard")), legal[0])
-        record += apply(state, choice)
+        record += apply_json(state, choice)
     assert state.result["reason"] == "drawn"
     match.finish(record)
     assert match.dealer == 2 and match.totals == [0, 0, 0, 0]
@@ -444,7 +445,7 @@ def test_a_drawn_hand_keeps_the_dealer_and_a_win_moves_it():
 def test_escape_pays_the_penalty_split_among_the_others():
     match = Match(make_ruleset("wuhan-hongzhong-koukou"), dealer=0)
     state, first = match.deal(bytes(range(32)))
-    events = apply(state, Action(2, "abandon"))
+    events = apply_json(state, Action(2, "abandon"))
     assert events[0] == {"type": "abandon", "seat": 2}
     last = events[-1]
     assert last["reason"] == "abandon" and last["seat"] == 2

@@ -11,7 +11,8 @@ import random
 from fractions import Fraction
 
 from laizi import hand
-from laizi.engine import Action, Ruleset, WinOffer, apply, legal_actions, new_hand, view
+from laizi.engine import Action, Ruleset, WinOffer, legal_actions, view
+from tests.engine_helpers import apply_json, deal_json
 
 
 class PlainRuleset(Ruleset):
@@ -45,17 +46,17 @@ class PlainRuleset(Ruleset):
 
 def play(seed: int):
     rng = random.Random(seed)
-    state, events = new_hand(PlainRuleset(), seed % 4, seed=rng.randbytes(32))
+    state, events = deal_json(PlainRuleset(), seed % 4, seed=rng.randbytes(32))
     while not state.over:
         seat = state.to_act()[0]
         legal = legal_actions(state, seat)
         wins = [a for a in legal if a.type == "win"]
-        events += apply(state, wins[0] if wins else rng.choice(legal))
+        events += apply_json(state, wins[0] if wins else rng.choice(legal))
     return state, events
 
 
 def test_a_ruleset_without_indicator_deals_53_and_lays_nothing_out():
-    state, events = new_hand(PlainRuleset(), 0, seed=bytes(32))
+    state, events = deal_json(PlainRuleset(), 0, seed=bytes(32))
     assert events[1]["indicator"] is None and events[1]["laizi"] is None
     assert state.front == 53 and state.live == 136 - 53
     assert not any(a.type == "lay_out" for a in legal_actions(state, 0))
@@ -79,6 +80,6 @@ def test_its_hands_run_to_the_end_with_tiles_conserved_and_zero_sum():
 
 
 def test_its_escape_payments_come_from_the_ruleset():
-    state, _ = new_hand(PlainRuleset(), 0, seed=bytes(32))
-    events = apply(state, Action(1, "abandon"))
+    state, _ = deal_json(PlainRuleset(), 0, seed=bytes(32))
+    events = apply_json(state, Action(1, "abandon"))
     assert events[-1]["payments"] == [1, -3, 1, 1]

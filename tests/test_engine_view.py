@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import random
 
-from laizi.engine import Action, apply, make_ruleset, new_hand, play_out, seat_event, view
-from tests.engine_helpers import KONG_ACTIONS, KONG_HANDS, script, state_when_script_ends
+from laizi.engine import Action, make_ruleset, play_out, seat_event, view
+from tests.engine_helpers import (
+    KONG_ACTIONS,
+    KONG_HANDS,
+    apply_json,
+    deal_json,
+    script,
+    state_when_script_ends,
+)
 
 
 def test_a_seat_sees_its_own_hand_and_only_sizes_of_the_others():
-    state, _ = new_hand(make_ruleset("wuhan-qipi-kaikou"), 0, seed=bytes(32))
+    state, _ = deal_json(make_ruleset("wuhan-qipi-kaikou"), 0, seed=bytes(32))
     mine = view(state, 0)
     assert len(mine["concealed"]) > 0 and mine["legal"]
     assert [p["hand_size"] for p in mine["players"]] == [14, 13, 13, 13]
@@ -44,7 +51,7 @@ def test_a_concealed_kong_lies_face_down_for_the_others():
 def test_who_may_claim_a_discard_is_not_shown():
     # Seat 0's 3z gives seat 1 a kong (冲杠): the window is open, but nobody is told whose.
     state = state_when_script_ends(script(KONG_HANDS, KONG_ACTIONS[:1], replacements=["5z"]))
-    apply(state, Action(0, "discard", 29))
+    apply_json(state, Action(0, "discard", 29))
     assert state.phase == "claim" and state.to_act() == [1]
     for seat in (None, 0, 2, 3):
         assert view(state, seat)["to_act"] == []
@@ -55,7 +62,7 @@ def test_who_may_claim_a_discard_is_not_shown():
 def test_the_event_stream_of_a_seat_hides_what_the_seat_may_not_see():
     rng = random.Random(5)
     for index in range(60):
-        state, events = new_hand(
+        state, events = deal_json(
             make_ruleset("wuhan-hongzhong-kaikou"), index % 4, seed=rng.randbytes(32)
         )
         events += play_out(state, rng.choice)

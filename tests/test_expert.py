@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 from laizi.bots import BotError, ExpertBot, SeatTable, make_bot
 from laizi.bots.expert import samples_for
 from laizi.bots.search import sample_worlds
-from laizi.engine import Action, apply, legal_actions, make_ruleset, new_hand, view
+from laizi.engine import Action, legal_actions, make_ruleset, view
 from laizi.rules import PRESETS, preset
 from laizi.sim import arena, play_hand, wall_seed
 from laizi.sim.verdict import decided, walls_needed
 from laizi.tiles import parse_tile
 from tests.bot_helpers import discards_of, table_view
 from tests.cli_helpers import ANSI, read_until, spawn_in_pty
-from tests.engine_helpers import hidden_shuffled
+from tests.engine_helpers import apply_json, deal_json, hidden_shuffled
 
 WUHAN = preset("wuhan-hongzhong-kaikou")
 ALL_PRESETS = sorted(PRESETS)
@@ -35,13 +35,13 @@ ALL_PRESETS = sorted(PRESETS)
 def _position(preset_name: str, seed: bytes, steps: int) -> Any:
     """A position reached by greedy play (hands near ready, so the search really runs)."""
     ruleset = make_ruleset(preset_name)
-    state, _ = new_hand(ruleset, 0, seed=seed)
+    state, _ = deal_json(ruleset, 0, seed=seed)
     bots = [make_bot("greedy", ruleset.settings, s) for s in range(4)]
     for _ in range(steps):
         if state.over:
             return ruleset, state
         seat = state.to_act()[0]
-        apply(state, bots[seat].act(view(state, seat), legal_actions(state, seat)))
+        apply_json(state, bots[seat].act(view(state, seat), legal_actions(state, seat)))
     return ruleset, state
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from laizi.bots import make_bot
-from laizi.engine import new_hand, verify
+from laizi.engine import verify
 from laizi.engine.wall import wall_from_parts
 from laizi.server import hub as server_hub
 from laizi.server.app import Hub
@@ -32,6 +32,7 @@ from laizi.server.room import Conn
 from laizi.server.room import match as room_match
 from laizi.server.store import Store
 from laizi.tiles import parse_tiles
+from tests.engine_helpers import deal_json
 from tests.server_helpers import SRC, Client, ServerProcess, records
 
 
@@ -94,7 +95,7 @@ async def watched_table(tmp_path: Path, seat1_hand: str, prompts: int) -> list[s
     wall = scripted_wall(seat1_hand)
 
     def deal(seed: bytes, contributions: Any = None) -> Any:
-        state, events = new_hand(room.ruleset, room.match.dealer, wall=wall)
+        state, events = deal_json(room.ruleset, room.match.dealer, wall=wall)
         room.match.current = state
         return state, events
 

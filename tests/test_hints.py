@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 
 from laizi.bots import make_bot
-from laizi.engine import HandState, apply, legal_actions, make_ruleset, new_hand, view
+from laizi.engine import HandState, legal_actions, make_ruleset, view
 from laizi.engine.hints import refusal_reasons, seat_hints
 from laizi.rules import Settings
 from laizi.scoring import score, situation_from_json
 from laizi.tiles import format_tile, format_tiles
+from tests.engine_helpers import apply_json, deal_json
 
 PRESETS = ("wuhan-hongzhong-kaikou", "wuhan-facai-koukou", "wuhan-qipi-kaikou", "baishan")
 
@@ -34,7 +35,7 @@ def _situations(preset: str, want: int, seed: int = 0) -> list[tuple[HandState, 
     bots = [make_bot("greedy", settings, s) for s in range(4)]
     found: list[tuple[HandState, int, dict]] = []
     for hand in range(200):
-        state, _ = new_hand(rules, dealer=hand % 4, seed=bytes([hand, seed]) * 16)
+        state, _ = deal_json(rules, dealer=hand % 4, seed=bytes([hand, seed]) * 16)
         while not state.over and len(found) < want:
             for s in range(4):
                 if state.players[s].size() % 3 == 1 and state.phase == "turn":
@@ -44,7 +45,9 @@ def _situations(preset: str, want: int, seed: int = 0) -> list[tuple[HandState, 
                         found.append((state.copy(), s, hints))
                         break
             seat = state.to_act()[0]
-            apply(state, bots[seat].act(view(state, seat), legal_actions(state, seat)), check=False)
+            apply_json(
+                state, bots[seat].act(view(state, seat), legal_actions(state, seat)), check=False
+            )
         if len(found) >= want:
             return found
     raise AssertionError(f"{preset}: fewer than {want} ready moments")
@@ -195,7 +198,7 @@ def test_a_turn_lists_every_discard_that_leaves_the_hand_ready() -> None:
         bots = [make_bot("greedy", state.ruleset.settings, s) for s in range(4)]
         while not state.over and not (state.phase == "turn" and state.turn == seat):
             s = state.to_act()[0]
-            apply(state, bots[s].act(view(state, s), legal_actions(state, s)), check=False)
+            apply_json(state, bots[s].act(view(state, s), legal_actions(state, s)), check=False)
         if state.over:
             continue
         hints = seat_hints(state, seat)
@@ -205,7 +208,7 @@ def test_a_turn_lists_every_discard_that_leaves_the_hand_ready() -> None:
             from laizi.engine import Action
             from laizi.tiles import parse_tile
 
-            apply(after, Action(seat, "discard", parse_tile(entry["tile"])))
+            apply_json(after, Action(seat, "discard", parse_tile(entry["tile"])))
             if after.phase == "turn" and after.players[seat].size() % 3 == 1:
                 waits = seat_hints(after, seat)["waits"]
                 assert [w["tile"] for w in waits] == [w["tile"] for w in entry["waits"]]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from laizi.engine import apply, make_ruleset, new_hand, seat_event
+from laizi.engine import make_ruleset, seat_event
 from laizi.engine.actions import Action
 from laizi.engine.events import TILE
 from laizi.engine.game import legal_actions
 from laizi.engine.script import run_script
 from laizi.engine.state import CLAIM, ROB
 from laizi.engine.view import as_streamed, view
-from tests.engine_helpers import script
+from tests.engine_helpers import apply_json, deal_json, script
 
 HANDS = [
     "1111m 3m5m7m 2p4p6p 2s4s6s 3z",
@@ -45,7 +45,7 @@ def played() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         seat, kind, *rest = text.split()
         while state.phase in (CLAIM, ROB) and kind not in ("pung", "kong", "chow"):
             passer = state.to_act()[0]
-            events = apply(state, Action(passer, "pass"))
+            events = apply_json(state, Action(passer, "pass"))
             record += events
             streamed += as_streamed(state, events)
         wanted = [
@@ -54,7 +54,7 @@ def played() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             if a.type == kind and (not rest or a.to_json().get("tile") == rest[0])
         ]
         assert len(wanted) == 1, (text, legal_actions(state, int(seat)))
-        events = apply(state, wanted[0])
+        events = apply_json(state, wanted[0])
         record += events
         streamed += as_streamed(state, events)
     return record, streamed
@@ -92,7 +92,7 @@ def test_a_discard_that_lays_a_tile_out_carries_none_and_a_seeded_hand_agrees() 
     """Over a whole seeded hand: every plain discard carries ``moqie``, true exactly when its
     kind is the tile the seat had just drawn (the dealer's 14th tile, a draw, a replacement);
     a discard laying a tile out carries none."""
-    state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=1, seed=bytes(32))
+    state, first = deal_json(make_ruleset("wuhan-hongzhong-kaikou"), dealer=1, seed=bytes(32))
     assert all("moqie" not in e for e in as_streamed(state, first))
     seen = {True: 0, False: 0}
     while not state.over:
@@ -101,7 +101,7 @@ def test_a_discard_that_lays_a_tile_out_carries_none_and_a_seeded_hand_agrees() 
         legal = legal_actions(state, seat)
         # the first legal action: a discard of the lowest tile, often not the drawn one
         choice = next((a for a in legal if a.type in ("discard", "pass")), legal[0])
-        events = apply(state, choice)
+        events = apply_json(state, choice)
         for event in as_streamed(state, events):
             if event["type"] != "discard":
                 continue

@@ -45,6 +45,7 @@ from laizi.server.ratings import (
     strength_deltas,
 )
 from laizi.server.store import Store, events, hands, rooms, seats
+from tests.engine_helpers import apply_json, deal_json
 from tests.server_helpers import FAST_HASH, Client, ServerProcess, connect, http, login_cookie, play
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
@@ -639,7 +640,7 @@ def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None
     ``kong_paid`` event is recomputed exactly by the booking, and what is left of the hand's
     exact payments (the win or the escape) has a single seat on one side — the claim that makes
     :func:`add_payments` exactly who paid whom."""
-    from laizi.engine import apply, legal_actions, make_ruleset, new_hand
+    from laizi.engine import legal_actions, make_ruleset
     from laizi.engine.events import decode
     from laizi.server.ratings import _kong_payments
 
@@ -649,7 +650,7 @@ def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None
     kongs = 0
     for hand in range(40):
         dealer = hand % 4
-        state, _ = new_hand(ruleset, dealer, seed=rng.randbytes(32))
+        state, _ = deal_json(ruleset, dealer, seed=rng.randbytes(32))
         record: list[dict[str, Any]] = []
         steps = 0
         while not state.over:
@@ -660,7 +661,7 @@ def test_the_engines_baishan_payments_split_exactly_into_who_paid_whom() -> None
                 legal = legal_actions(state, seat)
                 wanted = [a for a in legal if "kong" in a.type or a.type == "win"]
                 action = rng.choice(wanted or legal)
-            record += apply(state, action)
+            record += apply_json(state, action)
             steps += 1
         result = state.result
         assert result is not None

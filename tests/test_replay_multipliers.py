@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from laizi.bots import make_bot
-from laizi.engine import Match, apply, legal_actions, make_ruleset, view
+from laizi.engine import Match, legal_actions, make_ruleset, view
 from laizi.rules import PRESETS
 from laizi.web.replay import frames
+from tests.engine_helpers import apply_json
 
 WUHAN = [name for name, s in PRESETS.items() if s.game == "wuhan"]
 
@@ -36,7 +37,9 @@ def match_records(preset: str, seed: int, hands: int = 6) -> list[list[dict[str,
         events = list(first)
         while not state.over:
             seat = state.to_act()[0]
-            events += apply(state, bots[seat].act(view(state, seat), legal_actions(state, seat)))
+            events += apply_json(
+                state, bots[seat].act(view(state, seat), legal_actions(state, seat))
+            )
         match.finish(events)
         records.append(events)
     return records

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from laizi.engine import Action, apply, legal_actions, new_hand, why_illegal
+from laizi.engine import Action, legal_actions, why_illegal
 from laizi.engine.hints import refusal_reasons
 from laizi.rules import make_ruleset
 from laizi.rules.ruleset import HandView
 from laizi.rules.wuhan import WuhanRuleset
 from laizi.tiles import parse_tile
+from tests.engine_helpers import apply_json, deal_json
 
 
 @dataclass
@@ -143,7 +144,7 @@ class LockedSeatOne(WuhanRuleset):
 
 def test_the_engine_asks_the_ruleset_whether_a_hand_is_locked() -> None:
     rules = LockedSeatOne(make_ruleset("wuhan-hongzhong-kaikou").settings)
-    state, _ = new_hand(rules, 0, seed=bytes(32))
+    state, _ = deal_json(rules, 0, seed=bytes(32))
     turns = 0
     while not state.over and turns < 12:
         seat = state.to_act()[0]
@@ -159,12 +160,12 @@ def test_the_engine_asks_the_ruleset_whether_a_hand_is_locked() -> None:
             other = next(t for t in range(34) if state.players[1].counts[t] and t != state.drawn)
             assert "the hand is locked" in why_illegal(state, Action(1, "discard", other))
         passing = [a for a in legal if a.type == "pass"]
-        apply(state, passing[0] if passing else legal[0])
+        apply_json(state, passing[0] if passing else legal[0])
     assert turns >= 3
 
 
 def test_a_game_without_readiness_says_so() -> None:
-    state, _ = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), 0, seed=bytes(32))
+    state, _ = deal_json(make_ruleset("wuhan-hongzhong-kaikou"), 0, seed=bytes(32))
     held = next(t for t in range(34) if state.players[0].counts[t])
     assert why_illegal(state, Action(0, "declare_ready", held)) == (
         "these rules have no 报听 (declaring ready)"

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.engine_helpers import deal_json
 from tests.server_helpers import Client, ServerProcess
 
 
@@ -322,10 +323,10 @@ def test_streams_carry_counts_fans_the_end_and_spectators_the_clock(
 
 def test_a_drawn_baishan_hand_says_its_kongs_were_paid() -> None:
     """荒庄: a drawn hand whose kongs were paid on the spot says so (its only money)."""
-    from laizi.engine import make_ruleset, new_hand
+    from laizi.engine import make_ruleset
     from laizi.engine.table_data import end_details
 
-    state, _ = new_hand(make_ruleset("baishan"), dealer=1, seed=bytes(32))
+    state, _ = deal_json(make_ruleset("baishan"), dealer=1, seed=bytes(32))
     state.result = {"reason": "drawn", "winner": None}
     assert "drawn_kongs_paid" not in end_details(state, [])
     state.kong_paid = (Fraction(-2), Fraction(6), Fraction(-2), Fraction(-2))

@@ -12,9 +12,20 @@ import msgspec
 import pytest
 from mypy import api as mypy_api
 
-from laizi.engine import Action, Game, Match, apply, legal_actions, make_ruleset, seat_event
+from laizi.engine import (
+    Action,
+    Game,
+    Match,
+    apply,
+    legal_actions,
+    make_ruleset,
+    new_hand,
+    seat_event,
+    seat_view,
+)
 from laizi.engine.events import (
     AnyEvent,
+    Deal,
     Draw,
     End,
     KongPaid,
@@ -24,6 +35,7 @@ from laizi.engine.events import (
     decode,
     decode_json,
     encode,
+    encode_all,
 )
 from laizi.engine.script import ScriptIllegal, run_script
 from laizi.rules import PRESETS
@@ -58,7 +70,7 @@ def _records() -> list[list[dict[str, Any]]]:
             seat = state.to_act()[0]
             escape = hand == 3 and len(record) > 20
             action = Action(seat, "abandon") if escape else choose(legal_actions(state, seat))
-            record += apply(state, action)
+            record += encode_all(apply(state, action))
         match.finish(record)
         records.append(record)
     for path in sorted((ROOT / "examples" / "replay").glob("*.json")):  # kongs, robbed kongs
@@ -70,6 +82,30 @@ def _records() -> list[list[dict[str, Any]]]:
 
 
 RECORDS = _records()
+
+
+def test_the_engine_hands_out_typed_events_that_encode_to_the_record() -> None:
+    state, dealt = new_hand(make_ruleset("baishan"), 1, seed=bytes(range(32)))
+    assert [type(e) for e in dealt] == [Start, Deal]
+    assert isinstance(dealt[1], Deal) and dealt[1].hands[1] is not None
+    choose = greedy(random.Random(5))
+    typed: list[AnyEvent] = list(dealt)
+    while not state.over:
+        typed += apply(state, choose(legal_actions(state, state.to_act()[0])))
+    assert all(isinstance(e, msgspec.Struct) for e in typed)
+    end = typed[-1]
+    assert isinstance(end, End) and sum(end.exact_payments()) == 0
+    assert encode_all(typed) == [encode(e) for e in typed]
+    assert [decode(e) for e in encode_all(typed)] == typed
+
+
+def test_a_seats_typed_view_hides_what_its_record_line_hides() -> None:
+    for record in RECORDS:
+        for seat in (None, 0, 1, 2, 3):
+            typed = [seat_view(decode(e), seat) for e in record]
+            assert [None if e is None else encode(e) for e in typed] == [
+                seat_event(e, seat) for e in record
+            ]
 
 
 def test_every_kind_of_event_is_played() -> None:

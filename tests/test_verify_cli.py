@@ -9,6 +9,7 @@ import pytest
 
 from laizi.engine import parse_record, verify
 from tests.cli_helpers import lines, run
+from tests.engine_helpers import apply_json, deal_json
 
 SEED = "5a" * 32
 
@@ -127,17 +128,17 @@ def chained() -> str:
     """A hand dealt from a server seed and two players' contributions (seats 1 and 3)."""
     import random
 
-    from laizi.engine import apply, legal_actions, make_ruleset, new_hand
+    from laizi.engine import legal_actions, make_ruleset
     from laizi.engine.record import to_jsonl
 
     parts = [None, bytes.fromhex(MINE), None, bytes.fromhex(THEIRS)]
-    state, events = new_hand(
+    state, events = deal_json(
         make_ruleset("wuhan-qipi-koukou"), 0, seed=bytes.fromhex(SEED), contributions=parts
     )
     rng = random.Random(5)
     while not state.over:
         seat = state.to_act()[0]
-        events += apply(state, rng.choice(legal_actions(state, seat)))
+        events += apply_json(state, rng.choice(legal_actions(state, seat)))
     return to_jsonl(events)
 
 

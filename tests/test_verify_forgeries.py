@@ -19,9 +19,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from laizi.engine import make_ruleset, new_hand, parse_record, play_out, verify
+from laizi.engine import make_ruleset, parse_record, play_out, verify
 from tests.cli_helpers import ROOT, lines, run
-from tests.engine_helpers import play_match
+from tests.engine_helpers import deal_json, play_match
 from tests.server_helpers import ServerProcess, connect, play
 
 Event = dict[str, Any]
@@ -67,7 +67,7 @@ def checked(text: str, *flags: str) -> tuple[int, str, dict[str, Any]]:
 
 def redealt(rules: Any, start: Event, hand_number: int, **deal: Any) -> list[Event]:
     """A hand dealt and played out by the forger, at the totals and dealer ``start`` names."""
-    state, events = new_hand(
+    state, events = deal_json(
         make_ruleset(rules),
         start["dealer"],
         hand_number=hand_number,

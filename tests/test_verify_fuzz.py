@@ -11,12 +11,13 @@ import random
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from laizi.engine import make_ruleset, new_hand, play_out, verify
+from laizi.engine import make_ruleset, play_out, verify
 from laizi.engine.script import ScriptError, ScriptIllegal, ScriptUnfinished, run_script
 from tests.cli_helpers import script_of
+from tests.engine_helpers import deal_json
 
 RULES = {"preset": "wuhan-qipi-kaikou", "min_points": 0}
-_state, RECORD = new_hand(make_ruleset(RULES), 1, seed=bytes(range(32)))
+_state, RECORD = deal_json(make_ruleset(RULES), 1, seed=bytes(range(32)))
 RECORD = RECORD + play_out(_state, random.Random(1).choice)
 RECORD = json.loads(json.dumps(RECORD))
 SCRIPT = script_of(RECORD, RULES)

@@ -21,10 +21,11 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from laizi.bots import make_bot
-from laizi.engine import apply, legal_actions, make_ruleset, new_hand, seat_event, view
+from laizi.engine import legal_actions, make_ruleset, seat_event, view
 from laizi.engine.view import as_streamed
 from laizi.tiles import format_tile, parse_tiles
 from laizi.web.routes import STATIC
+from tests.engine_helpers import apply_json, deal_json
 from tests.server_helpers import ServerProcess
 from tests.web_browser import launch, new_page
 
@@ -65,7 +66,7 @@ def hands(count: int) -> list[dict[str, Any]]:
         preset = PRESETS[k % len(PRESETS)]
         rng = random.Random(k)
         bots = [make_bot("greedy", preset, seed=k * 4 + s) for s in range(4)]
-        state, first = new_hand(make_ruleset(preset), dealer=k % 4, seed=bytes([k + 1]) * 32)
+        state, first = deal_json(make_ruleset(preset), dealer=k % 4, seed=bytes([k + 1]) * 32)
         batches: list[list[Any]] = [
             [as_streamed(state, first), [projection(view(state, s)) for s in range(4)]]
         ]
@@ -73,7 +74,7 @@ def hands(count: int) -> list[dict[str, Any]]:
             seat = state.to_act()[0]
             legal = legal_actions(state, seat)
             action = rng.choice(legal) if k % 2 else bots[seat].act(view(state, seat), legal)
-            events = as_streamed(state, apply(state, action))
+            events = as_streamed(state, apply_json(state, action))
             batches.append([events, [projection(view(state, s)) for s in range(4)]])
         out.append({"preset": preset, "batches": batches})
     return out
@@ -168,7 +169,7 @@ async (events) => {
 def test_the_client_keeps_the_multipliers_it_was_sent_and_computes_none(page):
     """Numbers no rule would give (a ×3 on a seat that is not the dealer, a pung that does not
     double, 7 live tiles at the deal) are shown as sent: the client never recomputes them."""
-    state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0, seed=bytes(32))
+    state, first = deal_json(make_ruleset("wuhan-hongzhong-kaikou"), dealer=0, seed=bytes(32))
     start, deal = (seat_event(e, 0) for e in first)
     odd = {"total": 3, "factors": [{"name": "dealer", "factor": 3, "count": 1}]}
     one = {"total": 1, "factors": []}
@@ -198,7 +199,7 @@ def test_the_client_keeps_the_multipliers_it_was_sent_and_computes_none(page):
 
 
 def test_a_game_without_multipliers_shows_none(page):
-    state, first = new_hand(make_ruleset("baishan"), dealer=1, seed=bytes(32))
+    state, first = deal_json(make_ruleset("baishan"), dealer=1, seed=bytes(32))
     shown = [seat_event(e, 1) for e in as_streamed(state, first)]
     assert all("multipliers" not in e for e in shown if e is not None)
     seen = page.evaluate(SHOWN, json.loads(json.dumps(shown)))

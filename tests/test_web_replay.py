@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from laizi.engine import Game, apply, make_ruleset, new_hand
+from laizi.engine import Game, make_ruleset
 from laizi.engine.record import action_of
 from laizi.engine.view import as_streamed
 from laizi.web.replay import frames
+from tests.engine_helpers import apply_json, deal_json
 
 
 def played(preset: str, seed: int) -> list[dict[str, Any]]:
@@ -25,7 +26,7 @@ def played(preset: str, seed: int) -> list[dict[str, Any]]:
 def live_multipliers_by_step(record: list[dict[str, Any]]) -> list[list[Any]]:
     """After each decision, the multipliers a seat at the table last received."""
     start = record[0]
-    state, first = new_hand(
+    state, first = deal_json(
         make_ruleset(start["rules"]), start["dealer"], seed=bytes.fromhex(record[-1]["seed"])
     )
     shown: list[Any] = []
@@ -38,7 +39,7 @@ def live_multipliers_by_step(record: list[dict[str, Any]]) -> list[list[Any]]:
     for event in record[len(first) :]:
         action = action_of(event)
         if action is not None:
-            last(as_streamed(state, apply(state, action)))
+            last(as_streamed(state, apply_json(state, action)))
     return shown
 
 

@@ -26,7 +26,7 @@ from rich.text import Text
 from laizi.bots.base import make_bot
 from laizi.engine import Action, Match, apply, legal_actions, make_ruleset, view
 from laizi.engine.actions import ABANDON, DISCARD
-from laizi.engine.events import HandResult
+from laizi.engine.events import HandResult, encode_all
 from laizi.engine.view import seat_event
 from laizi.i18n import Lang, pick
 from laizi.numbers import number_text
@@ -186,7 +186,7 @@ class TerminalTable:
                     action, stayed = Action(seat, ABANDON), False
             else:
                 action = bots[seat].act(view(state, seat), legal)
-            events = apply(state, action)
+            events = encode_all(apply(state, action))
             record += events
             for event in events:
                 line = self.describe(seat_event(event, self.seat))

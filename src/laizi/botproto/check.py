@@ -29,6 +29,7 @@ from laizi.botproto.protocol import VERSION
 from laizi.botproto.session import BotSession, Incident
 from laizi.bots.base import Bot, make_bot
 from laizi.engine import Action, legal_actions, make_ruleset, seat_event, view
+from laizi.engine.events import encode_all
 from laizi.engine.script import run_script
 from laizi.sim.hand import derive_seed, play_hand, wall_seed
 
@@ -170,7 +171,9 @@ def _one_prompt(session: BotSession, before: Sequence[dict[str, Any]]) -> Action
 
     state, events = new_hand(make_ruleset(RANDOM_PRESETS[0]), 0, seed=bytes(32))
     session.begin_hand(0, 7, state.ruleset.game)
-    session.send_events([e for e in (seat_event(x, 0) for x in events) if e is not None])
+    session.send_events(
+        [e for e in (seat_event(x, 0) for x in encode_all(events)) if e is not None]
+    )
     session.send_events(before)
     return session.ask(view(state, 0), legal_actions(state, 0))
 
@@ -206,7 +209,9 @@ def _tight(session: BotSession) -> str:
     seconds = min(1.0, session.timeout)
     state, events = new_hand(make_ruleset("baishan"), 1, seed=bytes(range(32)))
     session.begin_hand(1, 9, state.ruleset.game)
-    session.send_events([e for e in (seat_event(x, 1) for x in events) if e is not None])
+    session.send_events(
+        [e for e in (seat_event(x, 1) for x in encode_all(events)) if e is not None]
+    )
     action = session.ask(view(state, 1), legal_actions(state, 1), seconds=seconds)
     return f"answered {action.notation()} within {seconds:g} s"
 

@@ -46,6 +46,7 @@ from laizi.engine.events import (
     Start,
     Win,
     decode,
+    encode_all,
     number,
 )
 from laizi.engine.game import IllegalAction, apply
@@ -85,7 +86,7 @@ def mjai_events(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
     while not state.over:
         action = next_decision(state, record, index)
         try:
-            new = apply(state, action)
+            new = encode_all(apply(state, action))
         except IllegalAction as error:
             raise RecordError(index, f"illegal: {error}") from None
         check_events(new, record, index)

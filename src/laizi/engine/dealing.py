@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from laizi.engine.events import TILE, Deal, Event, Start, encode, number
+from laizi.engine.events import TILE, AnyEvent, Deal, Start, number
 from laizi.engine.state import HandState, PlayerState
 from laizi.engine.wall import (
     WALL_SIZE,
@@ -31,7 +31,7 @@ def new_hand(
     scores: tuple[Fraction, ...] | None = None,
     contributions: Sequence[bytes | None] | None = None,
     previous: str | None = None,
-) -> tuple[HandState, list[Event]]:
+) -> tuple[HandState, list[AnyEvent]]:
     """Deal a hand from a 256-bit ``seed`` (fair deals, Part C) or from a whole ``wall``.
 
     With ``contributions`` (one entry per seat, None where a seat gave none) the wall comes from
@@ -102,4 +102,4 @@ def new_hand(
         must_gang=[TILE[t] for t in sorted(specials.must_gang)],
     )
     state.events = 2
-    return state, [encode(start), encode(deal)]
+    return state, [start, deal]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -55,6 +55,7 @@ __all__ = [
     "decode",
     "decode_json",
     "encode",
+    "encode_all",
     "hand_digest",
     "number",
     "sequence_text",
@@ -289,6 +290,11 @@ def encode(event: AnyEvent) -> Event:
     """The JSON object of an event, as records carry it."""
     out: Event = msgspec.to_builtins(event)
     return out
+
+
+def encode_all(events: Iterable[AnyEvent]) -> list[Event]:
+    """The JSON objects of events, in order (a record's lines, a stream's messages)."""
+    return [msgspec.to_builtins(e) for e in events]
 
 
 def decode(event: Mapping[str, Any]) -> AnyEvent:

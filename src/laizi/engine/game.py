@@ -2,8 +2,9 @@
 
 Pure: no I/O, no clock, no randomness.  The wall comes from a seed (or is given whole); every
 question a rule text answers goes to the state's :class:`~laizi.rules.ruleset.Ruleset`.
-``apply`` changes the state in place and returns the events it produced (plain JSON-ready
-dicts, one record line each); draws happen by themselves inside ``apply``.
+``apply`` changes the state in place and returns the events it produced, typed
+(:data:`~laizi.engine.events.AnyEvent`; :func:`~laizi.engine.events.encode` gives the record
+line); draws happen by themselves inside ``apply``.
 
 Phases (``state.phase``): ``turn`` — the seat to act discards, kongs, lays out or wins;
 ``claim`` — the other seats decide on a discard; ``rob`` — they decide on an added kong (抢杠);
@@ -33,20 +34,19 @@ from laizi.engine.events import (
     TILE,
     Abandon,
     AddedKong,
+    AnyEvent,
     Chow,
     Claim,
     ConcealedKong,
     Discard,
     Draw,
     End,
-    Event,
     Kong,
     KongPaid,
     LayOut,
     Pass,
     Pung,
     Win,
-    encode,
     number,
     sequence_text,
 )
@@ -169,7 +169,7 @@ def _offer(state: HandState, seat: int, tile: int, how: str) -> WinOffer | None:
 # --- doing it ---------------------------------------------------------------------------------
 
 
-def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event]:
+def apply(state: HandState, action: Action, *, check: bool = True) -> list[AnyEvent]:
     """Play ``action``; change ``state`` in place; return the events, in order.
 
     Raises :class:`IllegalAction` (state unchanged) unless the action is legal.  ``check=False``
@@ -181,7 +181,7 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
     if action.type == ABANDON:
         if not 0 <= seat <= 3:
             raise IllegalAction(action, "no such seat", [])
-        events: list[Event] = [encode(Abandon(seat=seat))]
+        events: list[AnyEvent] = [Abandon(seat=seat)]
         payments = state.ruleset.escape_payments(seat)
         _end(state, events, "abandon", None, payments, None, None, escaped=seat)
         state.events += len(events)
@@ -205,7 +205,7 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
             assert state.drawn is not None
             _win(state, events, seat, _SELF_DRAW, state.drawn, None)
         else:
-            events.append(encode(Pass(seat=seat)))
+            events.append(Pass(seat=seat))
             _final_draw(state, events, (seat + 1) % 4)
     else:
         _decide(state, action, events)
@@ -213,7 +213,7 @@ def apply(state: HandState, action: Action, *, check: bool = True) -> list[Event
     return events
 
 
-def _turn(state: HandState, action: Action, events: list[Event]) -> None:
+def _turn(state: HandState, action: Action, events: list[AnyEvent]) -> None:
     seat = action.seat
     kind = action.type
     tile = action.tile
@@ -235,27 +235,27 @@ def _turn(state: HandState, action: Action, events: list[Event]) -> None:
         player.laid_out.append(tile)
         state.kongs_made += 1
         if kind == DISCARD:
-            events.append(encode(Discard(seat=seat, tile=TILE[tile], lay_out=True)))
+            events.append(Discard(seat=seat, tile=TILE[tile], lay_out=True))
         else:
-            events.append(encode(LayOut(seat=seat, tile=TILE[tile])))
+            events.append(LayOut(seat=seat, tile=TILE[tile]))
         _replacement(state, events, seat)
     elif kind == CONCEALED_KONG:
         player.counts[tile] -= 4
         player.melds.append(Meld(CONCEALED_KONG, (tile,) * 4, None))
         state.kongs_made += 1
-        events.append(encode(ConcealedKong(seat=seat, tile=TILE[tile])))
+        events.append(ConcealedKong(seat=seat, tile=TILE[tile]))
         _kong_paid(state, events, seat, CONCEALED_KONG, tile)
         _replacement(state, events, seat)
     elif kind == ADDED_KONG:
         player.counts[tile] -= 1
-        events.append(encode(AddedKong(seat=seat, tile=TILE[tile])))
+        events.append(AddedKong(seat=seat, tile=TILE[tile]))
         _open_window(state, events, seat, tile, ROB)
     else:  # pragma: no cover - legal_actions offers nothing else on a turn
         raise AssertionError(kind)
 
 
 def _discard(
-    state: HandState, events: list[Event], seat: int, tile: int, declare_ready: bool = False
+    state: HandState, events: list[AnyEvent], seat: int, tile: int, declare_ready: bool = False
 ) -> None:
     player = state.players[seat]
     player.counts[tile] -= 1
@@ -263,11 +263,13 @@ def _discard(
         player.from_draw.append(len(player.river))
     player.river.append(tile)
     # 报听 with this discard (declare_ready): one decision, one event
-    events.append(encode(Discard(seat=seat, tile=TILE[tile], declare_ready=declare_ready)))
+    events.append(Discard(seat=seat, tile=TILE[tile], declare_ready=declare_ready))
     _open_window(state, events, seat, tile, CLAIM)
 
 
-def _open_window(state: HandState, events: list[Event], seat: int, tile: int, phase: str) -> None:
+def _open_window(
+    state: HandState, events: list[AnyEvent], seat: int, tile: int, phase: str
+) -> None:
     """Find every seat that may claim ``tile``; ask them, or move on when nobody may."""
     state.offers.clear()
     state.decisions.clear()
@@ -319,13 +321,13 @@ def _chows(state: HandState, seat: int, tile: int) -> list[Action]:
     return found
 
 
-def _decide(state: HandState, action: Action, events: list[Event]) -> None:
+def _decide(state: HandState, action: Action, events: list[AnyEvent]) -> None:
     seat = action.seat
     if action.type == PASS:
-        events.append(encode(Pass(seat=seat)))
+        events.append(Pass(seat=seat))
     else:
         tiles = None if action.tiles is None else sequence_text(action.tiles)
-        events.append(encode(Claim(seat=seat, claim=action.type, tiles=tiles)))
+        events.append(Claim(seat=seat, claim=action.type, tiles=tiles))
     if action.type != WIN and state.ruleset.pass_win_locked():
         how = _ROB_KONG if state.phase == ROB else _DISCARD_WIN
         if state.offers.get((seat, how)) is not None:
@@ -335,7 +337,7 @@ def _decide(state: HandState, action: Action, events: list[Event]) -> None:
         _resolve(state, events)
 
 
-def _resolve(state: HandState, events: list[Event]) -> None:
+def _resolve(state: HandState, events: list[AnyEvent]) -> None:
     """Settle the window by priority: win > pung/kong > chow (A5), wins in A6's order."""
     tile = state.claim_tile
     discarder = state.claim_from
@@ -369,23 +371,23 @@ def _resolve(state: HandState, events: list[Event]) -> None:
                 player.counts[t] -= 1
         player.melds.append(Meld(CHOW, action.tiles, discarder))
         text = sequence_text(action.tiles)
-        events.append(encode(Chow(seat=seat, tiles=text, tile=TILE[tile], from_=discarder)))
+        events.append(Chow(seat=seat, tiles=text, tile=TILE[tile], from_=discarder))
         _begin_turn(state, seat, None, False)
     elif action.type == PUNG:
         player.counts[tile] -= 2
         player.melds.append(Meld(PUNG, (tile,) * 3, discarder))
-        events.append(encode(Pung(seat=seat, tile=TILE[tile], from_=discarder)))
+        events.append(Pung(seat=seat, tile=TILE[tile], from_=discarder))
         _begin_turn(state, seat, None, False)
     else:
         player.counts[tile] -= 3
         player.melds.append(Meld("exposed_kong", (tile,) * 4, discarder))
         state.kongs_made += 1
-        events.append(encode(Kong(seat=seat, tile=TILE[tile], from_=discarder)))
+        events.append(Kong(seat=seat, tile=TILE[tile], from_=discarder))
         _kong_paid(state, events, seat, "exposed_kong", tile)
         _replacement(state, events, seat)
 
 
-def _complete_added_kong(state: HandState, events: list[Event], seat: int, tile: int) -> None:
+def _complete_added_kong(state: HandState, events: list[AnyEvent], seat: int, tile: int) -> None:
     melds = state.players[seat].melds
     for index, meld in enumerate(melds):
         if meld.kind == PUNG and meld.tiles[0] == tile:
@@ -396,14 +398,14 @@ def _complete_added_kong(state: HandState, events: list[Event], seat: int, tile:
     _replacement(state, events, seat)
 
 
-def _kong_paid(state: HandState, events: list[Event], seat: int, kind: str, tile: int) -> None:
+def _kong_paid(state: HandState, events: list[AnyEvent], seat: int, kind: str, tile: int) -> None:
     """A kong that stands may be paid on the spot (Baishan, Part B): a ``kong_paid`` event."""
     payments = state.ruleset.kong_payments(state, seat, kind, tile)
     if payments is None:
         return
     state.kong_paid = tuple(a + b for a, b in zip(state.kong_paid, payments, strict=True))
     shown = [number(p) for p in payments]
-    events.append(encode(KongPaid(seat=seat, kind=kind, tile=TILE[tile], payments=shown)))
+    events.append(KongPaid(seat=seat, kind=kind, tile=TILE[tile], payments=shown))
 
 
 # --- draws ------------------------------------------------------------------------------------
@@ -421,18 +423,18 @@ def _begin_turn(state: HandState, seat: int, drawn: int | None, after_kong: bool
     state.claim_from = None
 
 
-def _replacement(state: HandState, events: list[Event], seat: int) -> None:
+def _replacement(state: HandState, events: list[AnyEvent], seat: int) -> None:
     """Every kong and every tile laid out is followed by a draw from the back (A5, A8)."""
     state.back -= 1
     tile = state.wall[state.back]
     player = state.players[seat]
     player.counts[tile] += 1
     player.win_locked = False
-    events.append(encode(Draw(seat=seat, tile=TILE[tile], from_="back")))
+    events.append(Draw(seat=seat, tile=TILE[tile], from_="back"))
     _begin_turn(state, seat, tile, True)
 
 
-def _normal_draw(state: HandState, events: list[Event], seat: int) -> None:
+def _normal_draw(state: HandState, events: list[AnyEvent], seat: int) -> None:
     live = state.live
     if state.ruleset.final_round_starts(live, state.kongs_made):
         state.final_draws_left = min(4, max(live, 0))
@@ -443,11 +445,11 @@ def _normal_draw(state: HandState, events: list[Event], seat: int) -> None:
     player = state.players[seat]
     player.counts[tile] += 1
     player.win_locked = False
-    events.append(encode(Draw(seat=seat, tile=TILE[tile], from_="front")))
+    events.append(Draw(seat=seat, tile=TILE[tile], from_="front"))
     _begin_turn(state, seat, tile, False)
 
 
-def _final_draw(state: HandState, events: list[Event], seat: int) -> None:
+def _final_draw(state: HandState, events: list[AnyEvent], seat: int) -> None:
     """The final round (海底, A8): each seat in turn draws one tile and may only win."""
     while state.final_draws_left > 0 and state.live > 0:
         state.final_draws_left -= 1
@@ -456,7 +458,7 @@ def _final_draw(state: HandState, events: list[Event], seat: int) -> None:
         player = state.players[seat]
         player.counts[tile] += 1
         player.win_locked = False
-        events.append(encode(Draw(seat=seat, tile=TILE[tile], from_="front", final=True)))
+        events.append(Draw(seat=seat, tile=TILE[tile], from_="front", final=True))
         _begin_turn(state, seat, tile, False)
         state.phase = FINAL
         if _offer(state, seat, tile, _SELF_DRAW) is not None:
@@ -471,7 +473,7 @@ def _final_draw(state: HandState, events: list[Event], seat: int) -> None:
 
 def _win(
     state: HandState,
-    events: list[Event],
+    events: list[AnyEvent],
     seat: int,
     how: str,
     tile: int,
@@ -479,13 +481,13 @@ def _win(
 ) -> None:
     offer = state.offers[(seat, how)]
     assert offer is not None
-    events.append(encode(Win(seat=seat, how=how, tile=TILE[tile], from_=from_seat)))
+    events.append(Win(seat=seat, how=how, tile=TILE[tile], from_=from_seat))
     _end(state, events, "win", seat, offer.payments, offer.settlement, how)
 
 
 def _end(
     state: HandState,
-    events: list[Event],
+    events: list[AnyEvent],
     reason: str,
     winner: int | None,
     payments: tuple[Fraction, ...],
@@ -519,4 +521,4 @@ def _end(
         hands=[format_counts(p.counts) for p in state.players],
         seed=None if state.seed is None else state.seed.hex(),
     )
-    events.append(encode(event))
+    events.append(event)

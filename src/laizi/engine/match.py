@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from laizi.engine.events import hand_digest
+from laizi.engine.events import encode_all, hand_digest
 from laizi.engine.game import new_hand
 from laizi.engine.state import HandState
 from laizi.rules.ruleset import Ruleset
@@ -65,7 +65,7 @@ class Match:
             previous=self.previous,
         )
         self.current = state
-        return state, events
+        return state, encode_all(events)
 
     def finish(self, events: list[dict[str, Any]]) -> None:
         """Book the finished hand, given its whole record (``events``, from ``start`` to

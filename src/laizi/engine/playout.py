@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from laizi.engine.actions import Action
+from laizi.engine.events import encode_all
 from laizi.engine.game import apply, legal_actions
 from laizi.engine.state import HandState
 
@@ -23,5 +24,5 @@ def play_out(
     events: list[dict[str, Any]] = []
     while not state.over:
         seat = state.to_act()[0]
-        events += apply(state, choose(legal_actions(state, seat)), check=False)
+        events += encode_all(apply(state, choose(legal_actions(state, seat)), check=False))
     return events

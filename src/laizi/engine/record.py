@@ -34,7 +34,7 @@ from laizi.engine.actions import (
     Action,
     ActionError,
 )
-from laizi.engine.events import hand_digest
+from laizi.engine.events import encode, encode_all, hand_digest
 from laizi.engine.game import IllegalAction, apply, new_hand, number
 from laizi.engine.illegal import why_illegal
 from laizi.engine.state import HandState
@@ -115,7 +115,7 @@ def action_of(event: dict[str, Any]) -> Action | None:
     return None
 
 
-def _canonical(event: Any) -> str:
+def _canonical(event: dict[str, Any] | list[Any]) -> str:
     """Compare events as JSON text, so that ``true`` is not ``1`` and ``1.0`` is not ``1``."""
     return json.dumps(event, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -130,7 +130,7 @@ def replay_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[st
     while not state.over:
         action = next_decision(state, events, index)
         try:
-            new = apply(state, action)
+            new = encode_all(apply(state, action))
         except IllegalAction as error:
             legal = "、".join(a.notation() for a in error.legal) or "无"
             zh = (
@@ -240,7 +240,7 @@ def deal_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str,
                 previous=previous,
             )
             if contributions is not None and len(events) > 1:
-                recorded, dealt = events[1], produced[1]
+                recorded, dealt = events[1], encode(produced[1])
                 if _canonical(recorded) != _canonical(dealt):
                     raise RecordError(
                         1,
@@ -264,8 +264,9 @@ def deal_record(events: list[dict[str, Any]]) -> tuple[HandState, list[dict[str,
             )
     except (WallError, TileParseError) as error:
         raise RecordError(0, str(error)) from None
-    check_events(produced, events, 0)
-    return state, produced
+    encoded = encode_all(produced)
+    check_events(encoded, events, 0)
+    return state, encoded
 
 
 def _numbers(totals: tuple[Fraction, ...]) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from laizi.engine.actions import ABANDON, CLAIM_TYPES, PASS, Action, ActionError
+from laizi.engine.events import encode_all
 from laizi.engine.game import IllegalAction, apply, legal_actions, new_hand, why_illegal
 from laizi.engine.state import CLAIM, ROB, HandState
 from laizi.engine.wall import WallError, wall_from_parts
@@ -151,7 +152,7 @@ def _setup(obj: Any) -> tuple[HandState, list[dict[str, Any]], list[Any]]:
     if not isinstance(actions, list):
         raise ScriptError("actions", "must be a list of actions")
     state, events = new_hand(ruleset, dealer, wall=wall)
-    return state, events, actions
+    return state, encode_all(events), actions
 
 
 def run_script(obj: Any, stop_after: int | None = None) -> ScriptResult:
@@ -187,7 +188,7 @@ def run_script(obj: Any, stop_after: int | None = None) -> ScriptResult:
                 _pass_everyone(state, result)  # the window closes; the action comes later
                 continue
             try:
-                result.events += apply(state, action)
+                result.events += encode_all(apply(state, action))
             except IllegalAction as error:
                 raise _illegal(result, index, action, error.reason, error.legal) from None
             index += 1
@@ -226,7 +227,7 @@ def _pass_everyone(state: HandState, result: ScriptResult) -> None:
     for seat in state.to_act():
         if state.over or state.phase not in (CLAIM, ROB):
             break
-        result.events += apply(state, Action(seat, PASS))
+        result.events += encode_all(apply(state, Action(seat, PASS)))
 
 
 def _illegal(

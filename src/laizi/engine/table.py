@@ -18,7 +18,7 @@ from typing import Any
 
 from laizi.engine.actions import Action
 from laizi.engine.dealing import new_hand
-from laizi.engine.events import Event, HandResult
+from laizi.engine.events import Event, HandResult, encode_all
 from laizi.engine.game import apply, legal_actions
 from laizi.engine.record import to_jsonl
 from laizi.engine.state import HandState
@@ -49,7 +49,7 @@ class Game:
         or a ``{"preset": …}`` object."""
         ruleset = rules if isinstance(rules, Ruleset) else make_ruleset(rules)
         state, events = new_hand(ruleset, dealer, seed=seed, wall=wall)
-        return cls(state, events)
+        return cls(state, encode_all(events))
 
     def __repr__(self) -> str:
         return f"Game({self.state!r}, {len(self.record)} events)"
@@ -71,7 +71,7 @@ class Game:
 
     def play(self, action: Action) -> list[Event]:
         """Apply a legal action (``IllegalAction`` otherwise); the events join the record."""
-        events = apply(self.state, action)
+        events = encode_all(apply(self.state, action))
         self.record += events
         return events
 

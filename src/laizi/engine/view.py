@@ -17,13 +17,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from laizi.engine.events import TILE, number
+import msgspec
+
+from laizi.engine.events import (
+    TILE,
+    AnyEvent,
+    Claim,
+    ConcealedKong,
+    Deal,
+    Draw,
+    KongPaid,
+    Pass,
+    Start,
+    number,
+)
 from laizi.engine.game import legal_actions
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.engine.table_data import changes_counts, end_details, moqie, seat_counts
 from laizi.tiles import format_tiles
 
-__all__ = ["MULTIPLIER_EVENTS", "as_streamed", "live_multipliers", "seat_event", "view"]
+__all__ = [
+    "MULTIPLIER_EVENTS",
+    "as_streamed",
+    "live_multipliers",
+    "seat_event",
+    "seat_view",
+    "view",
+]
 
 MULTIPLIER_EVENTS = frozenset({"deal", "chow", "pung", "kong", "concealed_kong", "lay_out", "end"})
 """Events after which a seat's multiplier may differ: the deal (the dealer), a meld, a tile laid
@@ -139,8 +159,9 @@ def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str
     The record itself never carries them (they follow from it); copies of those events do.
 
     >>> from laizi.engine import make_ruleset, new_hand
+    >>> from laizi.engine.events import encode_all
     >>> state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=2, seed=bytes(32))
-    >>> shown = as_streamed(state, first)
+    >>> shown = as_streamed(state, encode_all(first))
     >>> [e["type"] for e in shown], [m["total"] for m in shown[-1]["multipliers"]]
     (['start', 'deal'], [1, 1, 2, 1])
     >>> shown[-1]["live"], "multipliers" in first[-1] or "live" in first[-1]
@@ -204,4 +225,31 @@ def seat_event(event: dict[str, Any], seat: int | None = None) -> dict[str, Any]
         # the payment is public, the concealed kong's tile is not (its amount may still tell a
         # 大杠 of 1m/1p/1s: paying on the spot makes that public, as at a real table)
         return {k: v for k, v in event.items() if k != "tile"}
+    return event
+
+
+def _changed(event: AnyEvent, **fields: Any) -> AnyEvent:
+    """A copy of ``event`` with these fields changed (typed here: the compiled build's analysis
+    sees msgspec as ``Any``)."""
+    copy: AnyEvent = msgspec.structs.replace(event, **fields)
+    return copy
+
+
+def seat_view(event: AnyEvent, seat: int | None = None) -> AnyEvent | None:
+    """:func:`seat_event` on a typed event (what the engine returns): the same hiding, read
+    through the event's fields; ``encode`` of the answer is ``seat_event`` of the record line.
+
+    >>> seat_view(Draw(seat=1, tile="5m", from_="front"), 2)
+    Draw(seat=1, tile=None, from_='front', final=False)
+    """
+    if isinstance(event, (Claim, Pass)):
+        return event if event.seat == seat else None
+    if isinstance(event, Start):
+        return event if event.wall is None else _changed(event, wall=None)
+    if isinstance(event, Deal):
+        return _changed(event, hands=[h if s == seat else None for s, h in enumerate(event.hands)])
+    if isinstance(event, (Draw, ConcealedKong)) and event.seat != seat:
+        return _changed(event, tile=None)
+    if isinstance(event, KongPaid) and event.kind == "concealed_kong" and event.seat != seat:
+        return _changed(event, tile=None)  # the payment is public, the tile not
     return event

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from laizi.engine.actions import CHOW, Action
+from laizi.engine.events import encode_all
 from laizi.engine.game import apply, legal_actions, new_hand
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.engine.view import live_multipliers
@@ -221,7 +222,7 @@ class EnvTable:
                 f"action {index} ({what}) is not legal for seat {seat} now; "
                 f"legal: {allowed or 'nothing (not this seat’s decision)'}"
             )
-        events = apply(state, action, check=False)
+        events = encode_all(apply(state, action, check=False))
         # Only the seat that acted (discard, lay-out, kong) and the seat now on turn (a claim
         # winner, or an added kong completed after its rob window) can have changed.
         self._sync(seat)
@@ -232,7 +233,7 @@ class EnvTable:
     def abandon(self, seat: int) -> list[dict[str, Any]]:
         """The seat escapes (逃跑, A9): the hand ends with the ruleset's escape payments."""
         assert self.state is not None
-        return apply(self.state, Action(seat, "abandon"))
+        return encode_all(apply(self.state, Action(seat, "abandon")))
 
     # --- observations -----------------------------------------------------------------------
     def _sync(self, seat: int) -> None:

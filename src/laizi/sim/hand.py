@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import msgspec
+
 from laizi.bots.base import Bot
-from laizi.engine import apply, legal_actions, new_hand, seat_event, view
+from laizi.engine import apply, legal_actions, new_hand, seat_view, view
+from laizi.engine.events import AnyEvent, End, encode, encode_all
 from laizi.rules.ruleset import Ruleset
 
 __all__ = ["HandOutcome", "derive_seed", "play_hand", "wall_seed"]
@@ -63,7 +66,7 @@ def play_hand(
     keeps the seed.
     """
     state, first = new_hand(ruleset, dealer, seed=seed)
-    events = first if record else None
+    events = encode_all(first) if record else None
     # Bots that follow the hand's events (cmd: bots) get each one as their seat may see it.
     observers = [(s, bot.observe) for s, bot in enumerate(bots) if hasattr(bot, "observe")]
     _tell(observers, first)
@@ -78,7 +81,7 @@ def play_hand(
         if observers:
             _tell(observers, produced if reveal_seed else _without_seed(produced))
         if events is not None:
-            events += produced
+            events += encode_all(produced)
         steps += 1
         if steps > max_steps:  # pragma: no cover - the engine always ends a hand
             raise RuntimeError("hand did not end")
@@ -93,15 +96,16 @@ def play_hand(
     )
 
 
-def _without_seed(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+def _without_seed(events: Sequence[AnyEvent]) -> Sequence[AnyEvent]:
     """The events with the ``end`` event's seed left out (``null``)."""
-    if not any(event.get("type") == "end" for event in events):
+    if not any(isinstance(event, End) for event in events):
         return events
-    return [{**e, "seed": None} if e.get("type") == "end" else e for e in events]
+    return [msgspec.structs.replace(e, seed=None) if isinstance(e, End) else e for e in events]
 
 
-def _tell(observers: Sequence[tuple[int, Any]], events: Sequence[dict[str, Any]]) -> None:
+def _tell(observers: Sequence[tuple[int, Any]], events: Sequence[AnyEvent]) -> None:
+    """Each observing bot gets the events as its seat may see them, as JSON objects."""
     for seat, observe in observers:
-        shown = [e for e in (seat_event(event, seat) for event in events) if e is not None]
+        shown = [encode(e) for e in (seat_view(event, seat) for event in events) if e is not None]
         if shown:
             observe(seat, shown)

@@ -28,6 +28,7 @@ from laizi.engine import (
     replay_record,
     view,
 )
+from laizi.engine.events import encode_all
 from laizi.engine.record import action_of
 from laizi.engine.wall import parse_contributions
 from laizi.tiles import format_tiles, parse_tiles
@@ -80,13 +81,13 @@ def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "drawn": None if state.drawn is None else format_tiles([state.drawn]),
         }
 
-    out = [frame(first, 0)]
+    out = [frame(encode_all(first), 0)]
     index = len(first)
     while not state.over and index < len(events):
         action = action_of(events[index])
         if action is None:  # pragma: no cover - replay_record accepted the record
             raise RecordError(index, "expected a decision")
-        step = apply(state, action)
+        step = encode_all(apply(state, action))
         out.append(frame(step, index))
         index += len(step)
     return out

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from laizi.engine import Action, IllegalAction, Match, apply
-from laizi.engine.events import number
+from laizi.engine.events import encode_all, number
 from laizi.engine.state import CLAIM, ROB, HandState
 from laizi.rules import Settings
 from laizi.server.bot_notes import BotNotes
@@ -170,7 +170,9 @@ class MatchFlow:
         try:
             # An action from a prompt was checked against the prompt's legal actions already.
             prompt = self.prompts.pending(seat)
-            events = apply(state, action, check=prompt is None or action not in prompt.legal)
+            events = encode_all(
+                apply(state, action, check=prompt is None or action not in prompt.legal)
+            )
         except IllegalAction as error:  # checked against the prompt before; never for a client
             log.error("room %s: illegal %s: %s", self.code, action.notation(), error)
             return

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from laizi.engine import apply
+from laizi.engine.events import encode_all
 from laizi.engine.record import action_of
 from laizi.engine.wall import parse_contributions
 from laizi.rules import Settings
@@ -59,7 +60,7 @@ class Recovery:
                     action = action_of(event)
                     if action is None:
                         continue
-                    events = apply(state, action)
+                    events = encode_all(apply(state, action))
                     produced += events
                     self.streams.emit(events)
                 if _canonical(produced) != _canonical(row.events):
