@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from laizi.engine.actions import ABANDON, Action
+from laizi.engine.events import encode_all
 from laizi.engine.illegal import why_illegal
 from laizi.engine.record import RecordError, check_events, deal_record, next_decision
 from laizi.engine.state import HandState
@@ -105,7 +106,7 @@ def replay_decisions(events: list[dict[str, Any]], table: EnvTable, sink: RowSin
             new = table.abandon(action.seat)
         else:
             new = table.step(action.seat, _index(state, table, action, index, sink))
-        check_events(new, events, index)
+        check_events(encode_all(new), events, index)
         index += len(new)
     if index < len(events):
         raise RecordError(index, "events after the end of the hand")

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from laizi.engine.actions import CHOW, Action
-from laizi.engine.events import encode_all
+from laizi.engine.events import AnyEvent
 from laizi.engine.game import apply, legal_actions, new_hand
 from laizi.engine.state import CLAIM, FINAL, OVER, ROB, TURN, HandState
 from laizi.engine.view import live_multipliers
@@ -207,10 +207,10 @@ class EnvTable:
             if legal:
                 out[list(legal)] = 1
 
-    def step(self, seat: int, index: int) -> list[dict[str, Any]]:
+    def step(self, seat: int, index: int) -> list[AnyEvent]:
         """Play action ``index`` for ``seat``; :class:`IllegalActionIndex` if it is not legal.
 
-        Returns the events the engine produced (the record's lines)."""
+        Returns the events the engine produced, typed (``encode_all`` gives the record's lines)."""
         state = self.state
         assert state is not None
         legal = self.legal(seat)
@@ -222,7 +222,7 @@ class EnvTable:
                 f"action {index} ({what}) is not legal for seat {seat} now; "
                 f"legal: {allowed or 'nothing (not this seat’s decision)'}"
             )
-        events = encode_all(apply(state, action, check=False))
+        events = apply(state, action, check=False)
         # Only the seat that acted (discard, lay-out, kong) and the seat now on turn (a claim
         # winner, or an added kong completed after its rob window) can have changed.
         self._sync(seat)
@@ -230,10 +230,10 @@ class EnvTable:
             self._sync(state.turn)
         return events
 
-    def abandon(self, seat: int) -> list[dict[str, Any]]:
+    def abandon(self, seat: int) -> list[AnyEvent]:
         """The seat escapes (逃跑, A9): the hand ends with the ruleset's escape payments."""
         assert self.state is not None
-        return encode_all(apply(self.state, Action(seat, "abandon")))
+        return apply(self.state, Action(seat, "abandon"))
 
     # --- observations -----------------------------------------------------------------------
     def _sync(self, seat: int) -> None:
