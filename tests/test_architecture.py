@@ -303,3 +303,52 @@ def test_the_settings_check_sees_a_planted_game_setting(tmp_path: Path) -> None:
     planted = tmp_path / "registry.py"
     planted.write_text('"""golden_cap in a docstring is fine."""\nONLY = {"golden_cap"}\n')
     assert code_words(planted) == {"golden_cap"}
+
+
+ROOM = PACKAGE / "server" / "room"
+
+
+def room_shape_faults(folder: Path) -> list[str]:
+    """What makes the Room a bag again: a class of the room's folder built on another of its
+    classes (a mixin), or on more than one base; code that reaches into ``__dict__``."""
+    trees = {p.name: ast.parse(p.read_text("utf-8")) for p in sorted(folder.glob("*.py"))}
+    ours = {n.name for t in trees.values() for n in ast.walk(t) if isinstance(n, ast.ClassDef)}
+    faults = []
+    for name, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = [ast.unparse(b) for b in node.bases]
+                mixed = [b for b in bases if b in ours]
+                if mixed or len(bases) > 1:
+                    faults.append(f"{name}: class {node.name}({', '.join(bases)})")
+            elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
+                faults.append(f"{name} line {node.lineno}: __dict__")
+    return faults
+
+
+def test_the_room_is_parts_not_mixins() -> None:
+    """The Room owns its parts (``Seating``, ``Streams``, ``Prompts`` …) and hands each what it
+    needs; no class of ``server/room`` is built on another, none keeps state in ``__dict__``."""
+    assert {"Room", "Seating", "Streams", "Prompts", "MatchFlow"} <= {
+        n.name
+        for p in ROOM.glob("*.py")
+        for n in ast.walk(ast.parse(p.read_text("utf-8")))
+        if isinstance(n, ast.ClassDef)
+    }
+    assert room_shape_faults(ROOM) == []
+    # nor does a part of the server outside the folder (bot notes kept state in room.__dict__)
+    bags = [p.name for p in (PACKAGE / "server").rglob("*.py") if "__dict__" in p.read_text()]
+    assert bags == []
+
+
+def test_the_room_check_catches_a_mixin_and_a_bag(tmp_path: Path) -> None:
+    (tmp_path / "base.py").write_text("class Base:\n    pass\n")
+    (tmp_path / "parts.py").write_text(
+        "class Notes(Base):\n    pass\n\n\nclass Room(Notes, Other):\n"
+        "    def keep(self):\n        self.__dict__['x'] = 1\n"
+    )
+    assert room_shape_faults(tmp_path) == [
+        "parts.py: class Notes(Base)",
+        "parts.py: class Room(Notes, Other)",
+        "parts.py line 7: __dict__",
+    ]
