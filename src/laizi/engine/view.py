@@ -161,10 +161,11 @@ def as_streamed(state: HandState, events: list[dict[str, Any]]) -> list[dict[str
     >>> from laizi.engine import make_ruleset, new_hand
     >>> from laizi.engine.events import encode_all
     >>> state, first = new_hand(make_ruleset("wuhan-hongzhong-kaikou"), dealer=2, seed=bytes(32))
-    >>> shown = as_streamed(state, encode_all(first))
+    >>> record = encode_all(first)
+    >>> shown = as_streamed(state, record)
     >>> [e["type"] for e in shown], [m["total"] for m in shown[-1]["multipliers"]]
     (['start', 'deal'], [1, 1, 2, 1])
-    >>> shown[-1]["live"], "multipliers" in first[-1] or "live" in first[-1]
+    >>> shown[-1]["live"], "multipliers" in record[-1] or "live" in record[-1]
     (72, False)
     """
     last_change = last_draw = last_count = end = None
