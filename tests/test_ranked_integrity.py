@@ -290,7 +290,8 @@ def store(db_url: str):
 
 
 def _room(store: Store, code: str, rules: Any = "wuhan-hongzhong-kaikou") -> int:
-    return store.create_room(code, Settings.from_json(rules).to_json(), {})
+    """A ranked room (only its match moves points and ratings)."""
+    return store.create_room(code, Settings.from_json(rules).to_json(), {}, "ranked")
 
 
 def _accounts(store: Store, *names: str) -> list[int]:

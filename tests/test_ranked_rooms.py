@@ -1,0 +1,255 @@
+"""Only ranked matches move strength points, ranks and ratings (issue 26, item 3), and the
+matchmaker's tables keep their seats for the people matched to them.
+
+* The booking: a friendly room (友人场, made by link) or a casual table books every seat's total
+  and place and moves no account's points, rank or rating — exactly; the same match in a ranked
+  room moves them by exactly the amounts the booking arithmetic gives.  The booking retried
+  after a crash keeps the rule; migration 0007 keeps what old rooms booked.
+* A real server: a friendly room played to its end moves nothing; a ranked table opened by
+  ``Hub.open_matched_room`` and played to its end moves every account by its seat's total.
+* Kept seats, over real WebSocket joins: a stranger, a guest, another matched player or the
+  same account in a second tab cannot take a seat kept for someone else (``seat_reserved``, in
+  Chinese and English), after a restart too.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from alembic import command
+from sqlalchemy import insert, select, text, update
+
+from laizi.rules import Settings
+from laizi.server.accounts import Accounts
+from laizi.server.ratings import (
+    MU,
+    SIGMA,
+    Paid,
+    add_payments,
+    book_match,
+    book_unbooked,
+    link_seat,
+    match_history,
+    match_results,
+    no_payments,
+    rate,
+    standings_of,
+    unbooked_matches,
+)
+from laizi.server.store import Store, events, hands, rooms
+from tests.server_helpers import (
+    FAST_HASH,
+)
+from tests.test_migrations import _config
+
+FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0}
+PRESET = "wuhan-hongzhong-kaikou"
+
+
+@pytest.fixture
+def store(db_url: str):
+    store = Store(db_url)
+    yield store
+    store.close()
+
+
+def _accounts(store: Store, *names: str) -> list[int]:
+    service = Accounts(store.engine, hasher=FAST_HASH)
+    return [service.register(name, "hongzhong").id for name in names]
+
+
+def _room(store: Store, code: str, kind: str) -> int:
+    return store.create_room(code, Settings.from_json(PRESET).to_json(), {}, kind)
+
+
+def _paid(*payments: list[int]) -> Paid:
+    paid = no_payments()
+    for payment in payments:
+        add_payments(paid, [Fraction(x) for x in payment])
+    return paid
+
+
+MATCH = _paid(
+    [60, -20, -20, -20],  # Ann (seat 0) wins: 20 from each, Bo's 20 between accounts
+    [-8, -8, 24, -8],  # Bo's (seat 2) kong: 8 from each, Ann's 8 between accounts
+    [100, -300, 100, 100],  # the guest (seat 1) escapes: reaches no account's points
+)
+"""Ann at seat 0 and Bo at seat 2 are accounts; seat 1 a guest, seat 3 a bot."""
+
+
+def _seat_ann_and_bo(store: Store, room: int, ann: int, bo: int) -> None:
+    link_seat(store.engine, room, 0, ann)
+    link_seat(store.engine, room, 2, bo)
+
+
+def _standing(store: Store, account: int) -> tuple[Fraction, float, float, int]:
+    s = standings_of(store.engine, account)["wuhan"]
+    return s.points, s.mu, s.sigma, s.matches
+
+
+# -- the booking -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["friendly", "casual"])
+def test_a_friendly_or_casual_match_books_its_totals_and_moves_no_standing(
+    store: Store, kind: str
+) -> None:
+    """Fails on the old booking (every room moved points): Ann kept 0 → 12."""
+    ann, bo = _accounts(store, "Ann", "Bo")
+    # Ann and Bo already have standings from a ranked match: they must stay exactly.
+    ranked = _room(store, "RANK01", "ranked")
+    _seat_ann_and_bo(store, ranked, ann, bo)
+    book_match(store.engine, ranked, "wuhan", _paid([-7, 0, 7, 0]), 1, 1.0)
+    before = _standing(store, ann), _standing(store, bo)
+    assert before[0][0] == -7 and before[1][0] == 7 and before[0][1] < MU < before[1][1]
+
+    room = _room(store, "FRND01", kind)
+    _seat_ann_and_bo(store, room, ann, bo)
+    rows = book_match(store.engine, room, "wuhan", MATCH, 4, 2.0)
+    assert [r["account_id"] for r in rows] == [ann, None, bo, None]
+    assert [r["total"] for r in rows] == ["152", "-328", "104", "72"]  # the table's totals stay
+    assert [r["place"] for r in rows] == [1, 4, 2, 3]
+    assert all("points_after" not in r and "mu_after" not in r for r in rows)
+    assert (_standing(store, ann), _standing(store, bo)) == before  # points, μ, σ, matches
+    with store.engine.connect() as c:
+        booked = c.execute(
+            select(match_results.c.points_after, match_results.c.mu_after).where(
+                match_results.c.room_id == room
+            )
+        ).all()
+    assert [tuple(r) for r in booked] == [(None, None)] * 4
+    [latest, _] = match_history(store.engine, ann)
+    assert latest["kind"] == kind and latest["total"] == 152
+    assert latest["points_before"] is None and latest["rating_after"] is None
+    assert book_match(store.engine, room, "wuhan", MATCH, 4) == []  # booked once
+
+
+def test_the_same_match_in_a_ranked_room_moves_points_and_ratings_exactly(store: Store) -> None:
+    ann, bo = _accounts(store, "Ann", "Bo")
+    room = _room(store, "RANK02", "ranked")
+    _seat_ann_and_bo(store, room, ann, bo)
+    rows = book_match(store.engine, room, "wuhan", MATCH, 4, 1.0)
+    # Ann won 20 of Bo; Bo's kong took 8 of Ann: +12 / −12 — the guest's escape reaches nobody.
+    assert [(r.get("points_before"), r.get("points_after")) for r in rows] == [
+        ("0", "12"),
+        (None, None),
+        ("0", "-12"),
+        (None, None),
+    ]
+    totals = [Fraction(152), Fraction(-328), Fraction(104), Fraction(72)]
+    rated = rate([(MU, SIGMA)] * 4, totals)
+    assert _standing(store, ann) == (Fraction(12), rated[0][0], rated[0][1], 1)
+    assert _standing(store, bo) == (Fraction(-12), rated[2][0], rated[2][1], 1)
+    assert rated[0][0] > rated[2][0] > MU  # first and second place rose, the first more
+    [match] = match_history(store.engine, ann)
+    assert match["kind"] == "ranked" and match["points_after"] == 12
+
+
+def _finished_hands(store: Store, room: int, ends: list[list[Any]]) -> None:
+    """The room's match over, its hands' ends in the log and no booking (a crash between)."""
+    with store.engine.begin() as c:
+        for number, payments in enumerate(ends):
+            hand_id = c.execute(
+                insert(hands).values(
+                    room_id=room, number=number, dealer=0, seed="00", finished=True
+                )
+            ).inserted_primary_key[0]  # type: ignore[index]
+            end = {"type": "end", "reason": "win", "winner": None, "payments": payments}
+            end |= {"hands": ["0"] * 4, "seed": None}
+            for i, body in enumerate([{"type": "deal"}, end]):
+                c.execute(insert(events).values(hand_id=hand_id, idx=i, body=json.dumps(body)))
+        c.execute(update(rooms).where(rooms.c.id == room).values(status="over"))
+
+
+def test_a_booking_retried_after_a_crash_keeps_the_rule(store: Store) -> None:
+    """The startup (and timer) path: ``book_unbooked`` books a friendly match's totals with no
+    standing moved, and a ranked one's points exactly."""
+    ann, bo = _accounts(store, "Ann", "Bo")
+    friendly = _room(store, "CRASH1", "friendly")
+    ranked = _room(store, "CRASH2", "ranked")
+    for room in (friendly, ranked):
+        _seat_ann_and_bo(store, room, ann, bo)
+        _finished_hands(store, room, [[9, -3, -3, -3], [-5, 0, 5, 0]])
+    assert unbooked_matches(store.engine) == [(friendly, "CRASH1"), (ranked, "CRASH2")]
+    assert book_unbooked(store.engine).booked == 2
+    assert unbooked_matches(store.engine) == []
+    # friendly: 0; ranked: Ann 3 from Bo in hand 0, 5 to Bo in hand 1 → −2 / +2
+    assert _standing(store, ann)[0] == -2 and _standing(store, bo)[0] == 2
+    assert _standing(store, ann)[3] == _standing(store, bo)[3] == 1
+    history = {m["room"]: m for m in match_history(store.engine, ann)}
+    assert history["CRASH1"]["total"] == history["CRASH2"]["total"] == 4
+    assert history["CRASH1"]["points_after"] is None and history["CRASH2"]["points_after"] == -2
+
+
+def test_migration_0007_keeps_what_old_rooms_booked(db_url: str) -> None:
+    """Rooms from before: a match begun or over books as it always did (ranked), a room whose
+    match had not begun is friendly; booked rows and standings are not touched."""
+    store = Store(db_url)
+    try:
+        ann, bo = _accounts(store, "Ann", "Bo")
+        with store.engine.begin() as c:
+            command.downgrade(_config(c), "0006_name_skeleton")
+            for n, status in enumerate(["waiting", "playing", "over", "expired", "over"]):
+                c.execute(
+                    text(
+                        "INSERT INTO rooms (code, rules, table_settings, status, created) "
+                        "VALUES (:code, '\"wuhan-hongzhong-kaikou\"', '{}', :status, 0)"
+                    ),
+                    {"code": f"OLD{n}", "status": status},
+                )
+            old = {code: i for i, code in c.execute(text("SELECT id, code FROM rooms")).all()}
+            for seat, account in ((0, ann), (2, bo)):  # OLD2 was booked; OLD4 waits for it
+                for code in ("OLD2", "OLD4"):
+                    c.execute(
+                        text("INSERT INTO seat_accounts VALUES (:r, :s, :a)"),
+                        {"r": old[code], "s": seat, "a": account},
+                    )
+        # OLD2's booking (as the old code wrote it): Ann +12, Bo −12.
+        with store.engine.begin() as c:
+            for seat, account, total, before, after in (
+                (0, ann, "152", "0", "12"),
+                (2, bo, "104", "0", "-12"),
+            ):
+                c.execute(
+                    text(
+                        "INSERT INTO match_results (room_id, seat, account_id, game, total, place,"
+                        " points_before, points_after, mu_before, mu_after, sigma_before,"
+                        " sigma_after, hands, finished) VALUES (:r, :s, :a, 'wuhan', :t, 1, :b,"
+                        " :p, 25, 26, 8, 7, 4, 1)"
+                    ),
+                    {
+                        "r": old["OLD2"],
+                        "s": seat,
+                        "a": account,
+                        "t": total,
+                        "b": before,
+                        "p": after,
+                    },
+                )
+                c.execute(
+                    text("INSERT INTO standings VALUES (:a, 'wuhan', :p, :f, 26, 7, 5, 1, 1)"),
+                    {"a": account, "p": after, "f": float(after)},
+                )
+            booked = c.execute(text("SELECT * FROM match_results ORDER BY seat")).all()
+            held = c.execute(text("SELECT * FROM standings ORDER BY account_id")).all()
+        store.migrate()
+        with store.engine.connect() as c:
+            kinds = dict(c.execute(select(rooms.c.code, rooms.c.kind)).all())
+            assert kinds == {
+                "OLD0": "friendly",
+                "OLD1": "ranked",
+                "OLD2": "ranked",
+                "OLD3": "friendly",
+                "OLD4": "ranked",
+            }
+            assert c.execute(text("SELECT * FROM match_results ORDER BY seat")).all() == booked
+            assert c.execute(text("SELECT * FROM standings ORDER BY account_id")).all() == held
+        # OLD4 ended before the upgrade and waits for its booking: it books as it would have.
+        _finished_hands(store, old["OLD4"], [[9, -3, -3, -3]])
+        assert book_unbooked(store.engine).booked == 1
+        assert _standing(store, ann)[0] == 15 and _standing(store, bo)[0] == -15
+        # A room made now is friendly unless the matchmaker says otherwise.
+        assert store.rooms(("waiting",), store.rooms(("waiting",))[0].code)[0].kind == "friendly"
+    finally:
+        store.close()
