@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -286,3 +287,78 @@ def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:
         if status != 200:
             return out
         out.append(parse_record(body.decode()))
+
+
+class InProcessServer:
+    """The server's application under uvicorn in a thread of this process, on 127.0.0.1 and a
+    free port: real HTTP and WebSocket clients, and the test may call the hub directly on the
+    server's own event loop (:meth:`call`) — what a part of the server without a route yet (the
+    matchmaker's ``Hub.open_matched_room``) does."""
+
+    def __init__(self, db_url: str) -> None:
+        self.db_url = db_url
+        self.port = free_port()
+        self.server: Any = None
+        self.thread: threading.Thread | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.app: Any = None
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> InProcessServer:
+        import uvicorn
+
+        from laizi.server.app import create_app
+
+        self.app = create_app(self.db_url)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+
+        def run() -> None:
+            self.loop = asyncio.new_event_loop()
+            self.loop.run_until_complete(self.server.serve())
+            self.loop.close()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the in-process server did not start")
+            time.sleep(0.02)
+        return self
+
+    @property
+    def hub(self) -> Any:
+        return self.app.state.hub
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` run on the server's event loop; its result."""
+        assert self.loop is not None
+
+        async def run() -> Any:
+            return fn(*args, **kwargs)
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(30)
+
+    def stop(self) -> None:
+        if self.server is not None and self.thread is not None:
+            self.server.should_exit = True
+            self.thread.join(30)
+
+    def __enter__(self) -> InProcessServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # the same requests as a server process's
+    post = ServerProcess.post
+    get = ServerProcess.get
+    create_room = ServerProcess.create_room

@@ -14,8 +14,13 @@ matchmaker's tables keep their seats for the people matched to them.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
+import secrets
+import time
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +29,7 @@ from sqlalchemy import insert, select, text, update
 
 from laizi.rules import Settings
 from laizi.server.accounts import Accounts
+from laizi.server.matched import SeatClaim
 from laizi.server.ratings import (
     MU,
     SIGMA,
@@ -42,6 +48,12 @@ from laizi.server.ratings import (
 from laizi.server.store import Store, events, hands, rooms
 from tests.server_helpers import (
     FAST_HASH,
+    Client,
+    InProcessServer,
+    connect,
+    http,
+    login_cookie,
+    play,
 )
 from tests.test_migrations import _config
 
@@ -253,3 +265,264 @@ def test_migration_0007_keeps_what_old_rooms_booked(db_url: str) -> None:
         assert store.rooms(("waiting",), store.rooms(("waiting",))[0].code)[0].kind == "friendly"
     finally:
         store.close()
+
+
+# -- a real server: kept seats over WebSocket joins ------------------------------------------------
+def _me(srv: InProcessServer, cookie: str) -> dict[str, Any]:
+    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)  # type: ignore[arg-type]
+    assert status == 200
+    return dict(json.loads(body)["games"]["wuhan"])
+
+
+def _account_id(srv: InProcessServer, name: str) -> int:
+    account = srv.hub.accounts.by_name(name)
+    assert account is not None
+    return int(account.id)
+
+
+def _info(srv: InProcessServer, code: str) -> dict[str, Any]:
+    status, body = srv.get(f"/api/rooms/{code}")
+    assert status == 200
+    return dict(json.loads(body))
+
+
+async def _refused(client: Client, code: str, **fields: Any) -> dict[str, Any]:
+    await client.send({"type": "join", "room": code, **fields})
+    return await client.expect("error")
+
+
+def _wait_over(srv: InProcessServer, code: str, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = _info(srv, code)
+        if info["status"] == "over":
+            return info
+        time.sleep(0.05)
+    raise AssertionError(f"room {code} did not finish")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
+    with InProcessServer(f"sqlite:///{tmp_path / 'db.sqlite3'}") as srv:
+        yield srv
+
+
+def test_a_ranked_tables_seats_are_kept_for_the_accounts_matched(server: InProcessServer) -> None:
+    """A stranger's account, a guest, another matched player, a second tab of a matched
+    account and a stolen token: each refused with ``seat_reserved`` (or ``already_seated``), in
+    both languages; each matched account sits at its own seat and nowhere else."""
+    srv = server
+    names = ["Ann", "Bo", "Cy", "Di"]
+    cookies = {name: login_cookie(srv, name) for name in [*names, "Eve"]}  # type: ignore[arg-type]
+    ids = [_account_id(srv, name) for name in names]
+    order = [2, 0, 3, 1]  # seat → which of them: Cy at seat 0, Ann at 1, Di at 2, Bo at 3
+    claims = [SeatClaim.for_account(ids[i]) for i in order]
+    code = srv.call(srv.hub.open_matched_room, PRESET, claims, "ranked", None)
+    info = _info(srv, code)
+    assert info["kind"] == "ranked" and info["status"] == "waiting"
+    assert info["table"]["players"] == 4
+
+    async def main() -> None:
+        eve = await connect(srv, cookies["Eve"])  # type: ignore[arg-type]
+        guest = await connect(srv)  # type: ignore[arg-type]
+        for client, fields in ((eve, {}), (eve, {"seat": 2}), (guest, {"name": "Guest"})):
+            error = await _refused(client, code, **fields)
+            assert error["code"] == "seat_reserved", error
+            assert "座位只留给匹配到的玩家" in error["message_zh"]
+            assert "kept for the players matched" in error["message"]
+        assert (await _refused(guest, code, token="x" * 24))["code"] == "bad_token"
+        ann = await connect(srv, cookies["Ann"])  # type: ignore[arg-type]
+        wrong = await _refused(ann, code, seat=0)  # Cy's seat
+        assert wrong["code"] == "seat_reserved" and wrong["params"] == {"seat": 1}
+        assert (await ann.join(code))["seat"] == 1
+        second_tab = await connect(srv, cookies["Ann"])  # type: ignore[arg-type]
+        for fields in ({}, {"seat": 0}):
+            assert (await _refused(second_tab, code, **fields))["code"] == "already_seated"
+        # Ann's token is no key for anyone else (not even inside the room's own rules)
+        for thief in (eve, guest):
+            stolen = await _refused(thief, code, token=ann.token)
+            assert stolen["code"] == "seat_reserved"
+        seats = _info(srv, code)["seats"]
+        assert [s["kind"] for s in seats] == ["empty", "human", "empty", "empty"]
+        assert seats[1]["name"] == "Ann" and seats[1]["guest"] is False
+        assert (await eve.join(code, spectate=True))["seat"] is None  # watching is open
+        for client in (ann, second_tab, eve, guest):
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_casual_table_keeps_a_seat_for_a_guests_key_and_seats_its_bots(
+    server: InProcessServer,
+) -> None:
+    srv = server
+    ann_cookie = login_cookie(srv, "Ann")  # type: ignore[arg-type]
+    ann = _account_id(srv, "Ann")
+    key = secrets.token_urlsafe(18)
+    claims = [
+        SeatClaim.for_bot(),
+        SeatClaim.for_guest(key),
+        SeatClaim.for_account(ann),
+        SeatClaim.for_bot(),
+    ]
+    code = srv.call(srv.hub.open_matched_room, PRESET, claims, "casual", None)
+    info = _info(srv, code)
+    assert info["kind"] == "casual" and info["table"]["players"] == 2
+    assert [s["kind"] for s in info["seats"]] == ["bot", "empty", "empty", "bot"]
+
+    async def main() -> None:
+        stranger = await connect(srv)  # type: ignore[arg-type]
+        for fields in ({}, {"seat": 1}, {"token": "y" * 24}):
+            error = await _refused(stranger, code, name="Guest", **fields)
+            assert error["code"] in ("seat_reserved", "bad_token"), error
+        guest = await connect(srv)  # type: ignore[arg-type]
+        joined = await guest.join(code, token=key, name="Lucky")
+        assert joined["seat"] == 1 and joined["token"] == key
+        assert _info(srv, code)["seats"][1] == {
+            "seat": 1,
+            "kind": "human",
+            "name": "Lucky",
+            "connected": True,
+            "auto": False,
+            "guest": True,
+        }
+        me = await connect(srv, ann_cookie)  # type: ignore[arg-type]
+        assert (await me.join(code))["seat"] == 2
+        for client in (stranger, guest, me):
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+@pytest.mark.parametrize(
+    ("kind", "claims", "message"),
+    [
+        ("ranked", [SeatClaim.for_account(1)] * 4, "account 1 twice"),
+        ("ranked", [SeatClaim.for_account(a) for a in (1, 2, 3)], "four seats, not 3"),
+        ("ranked", [*(SeatClaim.for_account(a) for a in (1, 2, 3)), SeatClaim.for_bot()], "four"),
+        ("casual", [SeatClaim.for_bot()] * 4, "a person"),
+        ("casual", [SeatClaim.for_guest("short"), *[SeatClaim.for_bot()] * 3], "16 to 128"),
+        ("friendly", [SeatClaim.for_account(a) for a in (1, 2, 3, 4)], "casual or ranked"),
+    ],
+)
+def test_the_matchmaker_cannot_open_a_table_that_is_no_table(
+    server: InProcessServer, kind: str, claims: list[SeatClaim], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        server.call(server.hub.open_matched_room, PRESET, claims, kind, None)
+    assert server.hub.rooms == {}
+
+
+def test_kept_seats_and_the_kind_survive_a_restart(tmp_path: Path) -> None:
+    """Recovery (and a cluster's takeover, the same path) rebuilds the kept seats from the
+    database: after a restart a stranger is still refused and the account finds its seat."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    with InProcessServer(url) as srv:
+        cookies = [login_cookie(srv, n) for n in ("Ann", "Bo")]  # type: ignore[arg-type]
+        key = secrets.token_urlsafe(18)
+        claims = [
+            SeatClaim.for_account(_account_id(srv, "Ann")),
+            SeatClaim.for_bot(),
+            SeatClaim.for_guest(key),
+            SeatClaim.for_bot(),
+        ]
+        code = srv.call(srv.hub.open_matched_room, PRESET, claims, "casual", None)
+    with InProcessServer(url) as srv:
+        info = _info(srv, code)
+        assert info["kind"] == "casual" and info["status"] == "waiting"
+        assert [s["kind"] for s in info["seats"]] == ["empty", "bot", "empty", "bot"]
+
+        async def main() -> None:
+            bo = await connect(srv, cookies[1])  # type: ignore[arg-type]
+            assert (await _refused(bo, code))["code"] == "seat_reserved"
+            ann = await connect(srv, cookies[0])  # type: ignore[arg-type]
+            assert (await ann.join(code))["seat"] == 0
+            guest = await connect(srv)  # type: ignore[arg-type]
+            assert (await guest.join(code, token=key))["seat"] == 2
+            for client in (bo, ann, guest):
+                await client.close()
+
+        asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def _booked_totals(url: str, code: str) -> list[Fraction]:
+    """The exact seat totals the room's match booked."""
+    store = Store(url)
+    try:
+        with store.engine.connect() as c:
+            return [
+                Fraction(t)
+                for t in c.execute(
+                    select(match_results.c.total)
+                    .join(rooms, rooms.c.id == match_results.c.room_id)
+                    .where(rooms.c.code == code)
+                    .order_by(match_results.c.seat)
+                ).scalars()
+            ]
+    finally:
+        store.close()
+
+
+# -- a real server: played to the end --------------------------------------------------------------
+def test_a_friendly_match_played_to_its_end_moves_no_rank(server: InProcessServer) -> None:
+    """Fails on the old server: Ann and Bo's points moved by what they paid each other."""
+    srv = server
+    ann, bo = (login_cookie(srv, n) for n in ("Ann", "Bo"))  # type: ignore[arg-type]
+    fresh = _me(srv, ann)
+    code = srv.create_room(PRESET, players=2, hands=2, **FAST)["code"]  # type: ignore[operator]
+    assert _info(srv, code)["kind"] == "friendly"
+
+    async def main() -> None:
+        clients = [await connect(srv, c) for c in (ann, bo)]  # type: ignore[arg-type]
+        for client in clients:
+            await client.join(code)
+        await asyncio.gather(*(play(c, random.Random(i)) for i, c in enumerate(clients)))
+        for client in clients:
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(main(), 180))
+    info = _wait_over(srv, code)
+    assert _me(srv, ann) == fresh and _me(srv, bo) == fresh  # points, rank, rating, matches
+    assert fresh["points"] == 0 and fresh["matches"] == 0 and fresh["rank"]["zh"] == "白板"
+    status, _, body = http(srv, "GET", "/api/me/matches", cookie=ann)  # type: ignore[arg-type]
+    assert status == 200
+    [match] = json.loads(body)["matches"]
+    assert match["kind"] == "friendly" and match["points_after"] is None
+    assert [s["total"] for s in match["seats"]] == info["totals"]  # the room's totals stay
+
+
+def test_a_ranked_match_played_to_its_end_moves_each_account_by_its_total(
+    server: InProcessServer,
+) -> None:
+    """Four accounts at a ranked table: every payment is between accounts, so each account's
+    strength points move by exactly its seat's total, and the ratings as OpenSkill places them."""
+    srv = server
+    names = ["Ann", "Bo", "Cy", "Di"]
+    cookies = [login_cookie(srv, n) for n in names]  # type: ignore[arg-type]
+    claims = [SeatClaim.for_account(_account_id(srv, n)) for n in names]
+    table = {"hands": 2, **FAST}
+    from laizi.server.table import TableSettings
+
+    code = srv.call(
+        srv.hub.open_matched_room, PRESET, claims, "ranked", TableSettings.from_json(table)
+    )
+
+    async def main() -> None:
+        clients = [await connect(srv, c) for c in cookies]  # type: ignore[arg-type]
+        for seat, client in enumerate(clients):
+            assert (await client.join(code))["seat"] == seat
+        await asyncio.gather(*(play(c, random.Random(i)) for i, c in enumerate(clients)))
+        for client in clients:
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(main(), 240))
+    info = _wait_over(srv, code)
+    totals = _booked_totals(srv.db_url, code)
+    assert [float(t) for t in totals] == pytest.approx(info["totals"])
+    rated = rate([(MU, SIGMA)] * 4, totals)
+    for seat, cookie in enumerate(cookies):
+        mine = _me(srv, cookie)
+        assert Fraction(mine["points_exact"]) == totals[seat]
+        assert mine["matches"] == 1
+        assert mine["rating"]["mu"] == round(rated[seat][0], 4)
+        assert mine["rating"]["sigma"] == round(rated[seat][1], 4)
