@@ -362,3 +362,16 @@ class InProcessServer:
     post = ServerProcess.post
     get = ServerProcess.get
     create_room = ServerProcess.create_room
+
+
+def alembic_config(connection: Any) -> Any:
+    """Alembic's configuration for the server's migrations on ``connection`` (to move the
+    schema up or down in a test)."""
+    from alembic.config import Config
+
+    from laizi.server import store
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(store.__file__).parent / "migrations"))
+    config.attributes["connection"] = connection
+    return config

@@ -50,12 +50,12 @@ from tests.server_helpers import (
     FAST_HASH,
     Client,
     InProcessServer,
+    alembic_config,
     connect,
     http,
     login_cookie,
     play,
 )
-from tests.test_migrations import _config
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0}
 PRESET = "wuhan-hongzhong-kaikou"
@@ -201,7 +201,7 @@ def test_migration_0007_keeps_what_old_rooms_booked(db_url: str) -> None:
     try:
         ann, bo = _accounts(store, "Ann", "Bo")
         with store.engine.begin() as c:
-            command.downgrade(_config(c), "0006_name_skeleton")
+            command.downgrade(alembic_config(c), "0006_name_skeleton")
             for n, status in enumerate(["waiting", "playing", "over", "expired", "over"]):
                 c.execute(
                     text(

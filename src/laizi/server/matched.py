@@ -14,8 +14,8 @@ connection logged in to that account takes it), a guest (only a ``join`` that pr
 guest's key as its ``token`` takes it) or a bot (seated when the room is made).  Nobody else
 sits down there — not a stranger, not a guest, not the same account a second time.
 
->>> SeatClaim.for_account(7), SeatClaim.for_bot().kind
-(SeatClaim(account=7, guest_key=None, bot=False), 'bot')
+>>> SeatClaim.for_account(7), SeatClaim.for_bot().bot
+(SeatClaim(account=7, guest_key=None, bot=False), True)
 >>> check_claims("ranked", [SeatClaim.for_account(a) for a in (1, 2, 3, 3)])
 Traceback (most recent call last):
 ...
@@ -75,12 +75,6 @@ class SeatClaim:
     @classmethod
     def for_bot(cls) -> SeatClaim:
         return cls(bot=True)
-
-    @property
-    def kind(self) -> Literal["account", "guest", "bot"]:
-        if self.account is not None:
-            return "account"
-        return "guest" if self.guest_key is not None else "bot"
 
     def check(self) -> None:
         given = (self.account is not None) + (self.guest_key is not None) + self.bot
