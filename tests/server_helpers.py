@@ -254,7 +254,7 @@ async def play(client: Client, rng: random.Random, stop: Any = None, late: bool 
 
 
 # -- accounts over HTTP and WebSocket against a real server ---------------------------------------
-def http(srv: ServerProcess, method: str, path: str, body: Any = None, cookie: str = "") -> Any:
+def http(srv: Server, method: str, path: str, body: Any = None, cookie: str = "") -> Any:
     request = urllib.request.Request(
         srv.http + path,
         data=None if body is None else json.dumps(body).encode(),
@@ -268,13 +268,13 @@ def http(srv: ServerProcess, method: str, path: str, body: Any = None, cookie: s
         return error.code, error.headers, error.read()
 
 
-def login_cookie(srv: ServerProcess, name: str) -> str:
+def login_cookie(srv: Server, name: str) -> str:
     status, headers, _ = http(srv, "POST", "/api/register", {"name": name, "password": "hongzhong"})
     assert status == 201
     return headers["Set-Cookie"].split(";")[0]
 
 
-async def connect(srv: ServerProcess, cookie: str = "") -> Client:
+async def connect(srv: Server, cookie: str = "") -> Client:
     headers = {"Cookie": cookie} if cookie else {}
     return Client(await websockets.connect(srv.ws, max_size=2**22, additional_headers=headers))
 
@@ -375,3 +375,22 @@ def alembic_config(connection: Any) -> Any:
     config.set_main_option("script_location", str(Path(store.__file__).parent / "migrations"))
     config.attributes["connection"] = connection
     return config
+
+
+Server = ServerProcess | InProcessServer
+"""A server the helpers talk to: a process of its own, or the application in this one."""
+
+
+def open_ranked_table(
+    srv: InProcessServer, rules: Any, names: list[str], **table: Any
+) -> tuple[str, list[str]]:
+    """Register four accounts and open a ranked table for them, in this order, as the
+    matchmaker does (``Hub.open_matched_room``); the room's code and the accounts' cookies."""
+    from laizi.server.matched import SeatClaim
+    from laizi.server.table import TableSettings
+
+    cookies = [login_cookie(srv, name) for name in names]
+    claims = [SeatClaim.for_account(srv.hub.accounts.by_name(name).id) for name in names]
+    settings = TableSettings.from_json(table)
+    code = srv.call(srv.hub.open_matched_room, rules, claims, "ranked", settings)
+    return str(code), cookies

@@ -50,10 +50,12 @@ from tests.server_helpers import (
     FAST_HASH,
     Client,
     InProcessServer,
+    Server,
     alembic_config,
     connect,
     http,
     login_cookie,
+    open_ranked_table,
     play,
 )
 
@@ -268,19 +270,19 @@ def test_migration_0007_keeps_what_old_rooms_booked(db_url: str) -> None:
 
 
 # -- a real server: kept seats over WebSocket joins ------------------------------------------------
-def _me(srv: InProcessServer, cookie: str) -> dict[str, Any]:
-    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)  # type: ignore[arg-type]
+def _me(srv: Server, cookie: str) -> dict[str, Any]:
+    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)
     assert status == 200
     return dict(json.loads(body)["games"]["wuhan"])
 
 
-def _account_id(srv: InProcessServer, name: str) -> int:
+def _account_id(srv: Server, name: str) -> int:
     account = srv.hub.accounts.by_name(name)
     assert account is not None
     return int(account.id)
 
 
-def _info(srv: InProcessServer, code: str) -> dict[str, Any]:
+def _info(srv: Server, code: str) -> dict[str, Any]:
     status, body = srv.get(f"/api/rooms/{code}")
     assert status == 200
     return dict(json.loads(body))
@@ -291,7 +293,7 @@ async def _refused(client: Client, code: str, **fields: Any) -> dict[str, Any]:
     return await client.expect("error")
 
 
-def _wait_over(srv: InProcessServer, code: str, timeout: float = 120) -> dict[str, Any]:
+def _wait_over(srv: Server, code: str, timeout: float = 120) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         info = _info(srv, code)
@@ -313,7 +315,7 @@ def test_a_ranked_tables_seats_are_kept_for_the_accounts_matched(server: InProce
     both languages; each matched account sits at its own seat and nowhere else."""
     srv = server
     names = ["Ann", "Bo", "Cy", "Di"]
-    cookies = {name: login_cookie(srv, name) for name in [*names, "Eve"]}  # type: ignore[arg-type]
+    cookies = {name: login_cookie(srv, name) for name in [*names, "Eve"]}
     ids = [_account_id(srv, name) for name in names]
     order = [2, 0, 3, 1]  # seat → which of them: Cy at seat 0, Ann at 1, Di at 2, Bo at 3
     claims = [SeatClaim.for_account(ids[i]) for i in order]
@@ -323,19 +325,19 @@ def test_a_ranked_tables_seats_are_kept_for_the_accounts_matched(server: InProce
     assert info["table"]["players"] == 4
 
     async def main() -> None:
-        eve = await connect(srv, cookies["Eve"])  # type: ignore[arg-type]
-        guest = await connect(srv)  # type: ignore[arg-type]
+        eve = await connect(srv, cookies["Eve"])
+        guest = await connect(srv)
         for client, fields in ((eve, {}), (eve, {"seat": 2}), (guest, {"name": "Guest"})):
             error = await _refused(client, code, **fields)
             assert error["code"] == "seat_reserved", error
             assert "座位只留给匹配到的玩家" in error["message_zh"]
             assert "kept for the players matched" in error["message"]
         assert (await _refused(guest, code, token="x" * 24))["code"] == "bad_token"
-        ann = await connect(srv, cookies["Ann"])  # type: ignore[arg-type]
+        ann = await connect(srv, cookies["Ann"])
         wrong = await _refused(ann, code, seat=0)  # Cy's seat
         assert wrong["code"] == "seat_reserved" and wrong["params"] == {"seat": 1}
         assert (await ann.join(code))["seat"] == 1
-        second_tab = await connect(srv, cookies["Ann"])  # type: ignore[arg-type]
+        second_tab = await connect(srv, cookies["Ann"])
         for fields in ({}, {"seat": 0}):
             assert (await _refused(second_tab, code, **fields))["code"] == "already_seated"
         # Ann's token is no key for anyone else (not even inside the room's own rules)
@@ -356,7 +358,7 @@ def test_a_casual_table_keeps_a_seat_for_a_guests_key_and_seats_its_bots(
     server: InProcessServer,
 ) -> None:
     srv = server
-    ann_cookie = login_cookie(srv, "Ann")  # type: ignore[arg-type]
+    ann_cookie = login_cookie(srv, "Ann")
     ann = _account_id(srv, "Ann")
     key = secrets.token_urlsafe(18)
     claims = [
@@ -371,11 +373,11 @@ def test_a_casual_table_keeps_a_seat_for_a_guests_key_and_seats_its_bots(
     assert [s["kind"] for s in info["seats"]] == ["bot", "empty", "empty", "bot"]
 
     async def main() -> None:
-        stranger = await connect(srv)  # type: ignore[arg-type]
+        stranger = await connect(srv)
         for fields in ({}, {"seat": 1}, {"token": "y" * 24}):
             error = await _refused(stranger, code, name="Guest", **fields)
             assert error["code"] in ("seat_reserved", "bad_token"), error
-        guest = await connect(srv)  # type: ignore[arg-type]
+        guest = await connect(srv)
         joined = await guest.join(code, token=key, name="Lucky")
         assert joined["seat"] == 1 and joined["token"] == key
         assert _info(srv, code)["seats"][1] == {
@@ -386,7 +388,7 @@ def test_a_casual_table_keeps_a_seat_for_a_guests_key_and_seats_its_bots(
             "auto": False,
             "guest": True,
         }
-        me = await connect(srv, ann_cookie)  # type: ignore[arg-type]
+        me = await connect(srv, ann_cookie)
         assert (await me.join(code))["seat"] == 2
         for client in (stranger, guest, me):
             await client.close()
@@ -418,7 +420,7 @@ def test_kept_seats_and_the_kind_survive_a_restart(tmp_path: Path) -> None:
     database: after a restart a stranger is still refused and the account finds its seat."""
     url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     with InProcessServer(url) as srv:
-        cookies = [login_cookie(srv, n) for n in ("Ann", "Bo")]  # type: ignore[arg-type]
+        cookies = [login_cookie(srv, n) for n in ("Ann", "Bo")]
         key = secrets.token_urlsafe(18)
         claims = [
             SeatClaim.for_account(_account_id(srv, "Ann")),
@@ -433,11 +435,11 @@ def test_kept_seats_and_the_kind_survive_a_restart(tmp_path: Path) -> None:
         assert [s["kind"] for s in info["seats"]] == ["empty", "bot", "empty", "bot"]
 
         async def main() -> None:
-            bo = await connect(srv, cookies[1])  # type: ignore[arg-type]
+            bo = await connect(srv, cookies[1])
             assert (await _refused(bo, code))["code"] == "seat_reserved"
-            ann = await connect(srv, cookies[0])  # type: ignore[arg-type]
+            ann = await connect(srv, cookies[0])
             assert (await ann.join(code))["seat"] == 0
-            guest = await connect(srv)  # type: ignore[arg-type]
+            guest = await connect(srv)
             assert (await guest.join(code, token=key))["seat"] == 2
             for client in (bo, ann, guest):
                 await client.close()
@@ -467,13 +469,13 @@ def _booked_totals(url: str, code: str) -> list[Fraction]:
 def test_a_friendly_match_played_to_its_end_moves_no_rank(server: InProcessServer) -> None:
     """Fails on the old server: Ann and Bo's points moved by what they paid each other."""
     srv = server
-    ann, bo = (login_cookie(srv, n) for n in ("Ann", "Bo"))  # type: ignore[arg-type]
+    ann, bo = (login_cookie(srv, n) for n in ("Ann", "Bo"))
     fresh = _me(srv, ann)
-    code = srv.create_room(PRESET, players=2, hands=2, **FAST)["code"]  # type: ignore[operator]
+    code = srv.create_room(PRESET, players=2, hands=2, **FAST)["code"]
     assert _info(srv, code)["kind"] == "friendly"
 
     async def main() -> None:
-        clients = [await connect(srv, c) for c in (ann, bo)]  # type: ignore[arg-type]
+        clients = [await connect(srv, c) for c in (ann, bo)]
         for client in clients:
             await client.join(code)
         await asyncio.gather(*(play(c, random.Random(i)) for i, c in enumerate(clients)))
@@ -484,7 +486,7 @@ def test_a_friendly_match_played_to_its_end_moves_no_rank(server: InProcessServe
     info = _wait_over(srv, code)
     assert _me(srv, ann) == fresh and _me(srv, bo) == fresh  # points, rank, rating, matches
     assert fresh["points"] == 0 and fresh["matches"] == 0 and fresh["rank"]["zh"] == "白板"
-    status, _, body = http(srv, "GET", "/api/me/matches", cookie=ann)  # type: ignore[arg-type]
+    status, _, body = http(srv, "GET", "/api/me/matches", cookie=ann)
     assert status == 200
     [match] = json.loads(body)["matches"]
     assert match["kind"] == "friendly" and match["points_after"] is None
@@ -497,18 +499,10 @@ def test_a_ranked_match_played_to_its_end_moves_each_account_by_its_total(
     """Four accounts at a ranked table: every payment is between accounts, so each account's
     strength points move by exactly its seat's total, and the ratings as OpenSkill places them."""
     srv = server
-    names = ["Ann", "Bo", "Cy", "Di"]
-    cookies = [login_cookie(srv, n) for n in names]  # type: ignore[arg-type]
-    claims = [SeatClaim.for_account(_account_id(srv, n)) for n in names]
-    table = {"hands": 2, **FAST}
-    from laizi.server.table import TableSettings
-
-    code = srv.call(
-        srv.hub.open_matched_room, PRESET, claims, "ranked", TableSettings.from_json(table)
-    )
+    code, cookies = open_ranked_table(srv, PRESET, ["Ann", "Bo", "Cy", "Di"], hands=2, **FAST)
 
     async def main() -> None:
-        clients = [await connect(srv, c) for c in cookies]  # type: ignore[arg-type]
+        clients = [await connect(srv, c) for c in cookies]
         for seat, client in enumerate(clients):
             assert (await client.join(code))["seat"] == seat
         await asyncio.gather(*(play(c, random.Random(i)) for i, c in enumerate(clients)))
