@@ -34,7 +34,48 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class ServerProcess:
+class Addressed:
+    """A server on 127.0.0.1 at ``port``: its URLs and the requests the tests make."""
+
+    port: int
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def post(self, path: str, body: Any, cookie: str | None = None) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if cookie is not None:
+            headers["Cookie"] = cookie
+        request = urllib.request.Request(
+            self.http + path, data=json.dumps(body).encode(), headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(self.http + path, timeout=10) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def create_room(
+        self, rules: Any = "wuhan-hongzhong-kaikou", cookie: str | None = None, **table: Any
+    ) -> dict[str, Any]:
+        status, body = self.post("/api/rooms", {"rules": rules, "table": table}, cookie)
+        assert status == 201, body
+        return body
+
+
+class ServerProcess(Addressed):
     """``laizi serve`` in a subprocess on 127.0.0.1 and a free port, with its own database."""
 
     def __init__(
@@ -56,14 +97,6 @@ class ServerProcess:
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = db_path.with_suffix(".log")
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
 
     def start(self) -> ServerProcess:
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -113,33 +146,6 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def post(self, path: str, body: Any, cookie: str | None = None) -> tuple[int, Any]:
-        headers = {"Content-Type": "application/json"}
-        if cookie is not None:
-            headers["Cookie"] = cookie
-        request = urllib.request.Request(
-            self.http + path, data=json.dumps(body).encode(), headers=headers, method="POST"
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=10) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-    def get(self, path: str) -> tuple[int, bytes]:
-        try:
-            with urllib.request.urlopen(self.http + path, timeout=10) as r:
-                return r.status, r.read()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read()
-
-    def create_room(
-        self, rules: Any = "wuhan-hongzhong-kaikou", cookie: str | None = None, **table: Any
-    ) -> dict[str, Any]:
-        status, body = self.post("/api/rooms", {"rules": rules, "table": table}, cookie)
-        assert status == 201, body
-        return body
 
     def account_cookie(self, name: str, password: str = "correct horse") -> str:
         """Register an account; its session cookie (``laizi_session=…``) for ``cookie=``."""
@@ -289,7 +295,7 @@ def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:
         out.append(parse_record(body.decode()))
 
 
-class InProcessServer:
+class InProcessServer(Addressed):
     """The server's application under uvicorn in a thread of this process, on 127.0.0.1 and a
     free port: real HTTP and WebSocket clients, and the test may call the hub directly on the
     server's own event loop (:meth:`call`) — what a part of the server without a route yet (the
@@ -302,14 +308,6 @@ class InProcessServer:
         self.thread: threading.Thread | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.app: Any = None
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
 
     def start(self) -> InProcessServer:
         import uvicorn
@@ -358,11 +356,6 @@ class InProcessServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # the same requests as a server process's
-    post = ServerProcess.post
-    get = ServerProcess.get
-    create_room = ServerProcess.create_room
-
 
 def alembic_config(connection: Any) -> Any:
     """Alembic's configuration for the server's migrations on ``connection`` (to move the
@@ -394,3 +387,28 @@ def open_ranked_table(
     settings = TableSettings.from_json(table)
     code = srv.call(srv.hub.open_matched_room, rules, claims, "ranked", settings)
     return str(code), cookies
+
+
+def room_info(srv: Server, code: str) -> dict[str, Any]:
+    """``GET /api/rooms/CODE``: the room's public info."""
+    status, body = srv.get(f"/api/rooms/{code}")
+    assert status == 200, body
+    return dict(json.loads(body))
+
+
+def wait_over(srv: Server, code: str, timeout: float = 120) -> dict[str, Any]:
+    """The room's info once its match is over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = room_info(srv, code)
+        if info["status"] == "over":
+            return info
+        time.sleep(0.05)
+    raise AssertionError(f"room {code} did not finish")
+
+
+def standing(srv: Server, cookie: str, game: str = "wuhan") -> dict[str, Any]:
+    """The logged-in account's standing in ``game`` (``GET /api/me``)."""
+    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)
+    assert status == 200
+    return dict(json.loads(body)["games"][game])

@@ -58,6 +58,9 @@ from tests.server_helpers import (
     open_ranked_table,
     play,
 )
+from tests.server_helpers import room_info as _info
+from tests.server_helpers import standing as _me
+from tests.server_helpers import wait_over as _wait_over
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
 ESCAPE_TABLE = {"hands": 4, "action_seconds": 1, "bank_seconds": 0, **FAST}
@@ -384,26 +387,6 @@ def test_links_follow_who_really_sits(store: Store) -> None:
 
 
 # -- a real server ---------------------------------------------------------------------------------
-def _info(srv: Server, code: str) -> dict[str, Any]:
-    return json.loads(srv.get(f"/api/rooms/{code}")[1])
-
-
-def _wait_over(srv: Server, code: str, timeout: float = 60) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        info = _info(srv, code)
-        if info["status"] == "over":
-            return info
-        time.sleep(0.05)
-    raise AssertionError(f"room {code} did not finish")
-
-
-def _me(srv: Server, cookie: str, game: str = "wuhan") -> dict[str, Any]:
-    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)
-    assert status == 200
-    return json.loads(body)["games"][game]
-
-
 def _health(srv: Server) -> dict[str, Any]:
     status, body = srv.get("/healthz")
     assert status == 200

@@ -18,7 +18,6 @@ import asyncio
 import json
 import random
 import secrets
-import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -58,6 +57,9 @@ from tests.server_helpers import (
     open_ranked_table,
     play,
 )
+from tests.server_helpers import room_info as _info
+from tests.server_helpers import standing as _me
+from tests.server_helpers import wait_over as _wait_over
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0}
 PRESET = "wuhan-hongzhong-kaikou"
@@ -270,37 +272,15 @@ def test_migration_0007_keeps_what_old_rooms_booked(db_url: str) -> None:
 
 
 # -- a real server: kept seats over WebSocket joins ------------------------------------------------
-def _me(srv: Server, cookie: str) -> dict[str, Any]:
-    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)
-    assert status == 200
-    return dict(json.loads(body)["games"]["wuhan"])
-
-
 def _account_id(srv: Server, name: str) -> int:
     account = srv.hub.accounts.by_name(name)
     assert account is not None
     return int(account.id)
 
 
-def _info(srv: Server, code: str) -> dict[str, Any]:
-    status, body = srv.get(f"/api/rooms/{code}")
-    assert status == 200
-    return dict(json.loads(body))
-
-
 async def _refused(client: Client, code: str, **fields: Any) -> dict[str, Any]:
     await client.send({"type": "join", "room": code, **fields})
     return await client.expect("error")
-
-
-def _wait_over(srv: Server, code: str, timeout: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        info = _info(srv, code)
-        if info["status"] == "over":
-            return info
-        time.sleep(0.05)
-    raise AssertionError(f"room {code} did not finish")
 
 
 @pytest.fixture
