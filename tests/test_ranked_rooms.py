@@ -18,6 +18,7 @@ import asyncio
 import json
 import random
 import secrets
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from sqlalchemy import insert, select, text, update
 
 from laizi.rules import Settings
 from laizi.server.accounts import Accounts
+from laizi.server.accounts import accounts as account_rows
 from laizi.server.matched import SeatClaim
 from laizi.server.ratings import (
     MU,
@@ -45,6 +47,7 @@ from laizi.server.ratings import (
     unbooked_matches,
 )
 from laizi.server.store import Store, events, hands, rooms
+from tests.cluster_helpers import Cluster, pg_url, redis_server
 from tests.server_helpers import (
     FAST_HASH,
     Client,
@@ -63,6 +66,7 @@ from tests.server_helpers import wait_over as _wait_over
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0}
 PRESET = "wuhan-hongzhong-kaikou"
+__all__ = ["pg_url", "redis_server"]  # the cluster's fixtures, for pytest
 
 
 @pytest.fixture
@@ -500,3 +504,56 @@ def test_a_ranked_match_played_to_its_end_moves_each_account_by_its_total(
         assert mine["matches"] == 1
         assert mine["rating"]["mu"] == round(rated[seat][0], 4)
         assert mine["rating"]["sigma"] == round(rated[seat][1], 4)
+
+
+# -- a cluster: the matchmaker's table, owned by whichever process takes it ----------------------
+def test_a_cluster_process_takes_a_matched_table_and_keeps_its_seats(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """``open_unowned_room`` (``Cluster.open_matched_room``) writes the table with nobody owning
+    it: a process of the cluster takes it within seconds, and through either process the
+    matched account finds its seat while a stranger is refused."""
+    import redis.asyncio as aioredis
+
+    from laizi.server.cluster.fence import FencedStore
+    from laizi.server.cluster.node import open_unowned_room
+
+    with Cluster(tmp_path, pg_url, redis_server, 2) as cluster:
+        first, second = cluster.nodes
+        names = ["Ann", "Bo", "Cy", "Di"]
+        cookies = [login_cookie(first, n) for n in [*names, "Eve"]]
+        store = FencedStore(pg_url)
+        try:
+            with store.engine.connect() as c:
+                ids = dict(c.execute(select(account_rows.c.name, account_rows.c.id)).all())
+
+            async def open_table() -> str:
+                client = aioredis.from_url(redis_server, decode_responses=True)
+                try:
+                    claims = [SeatClaim.for_account(ids[n]) for n in names]
+                    return await open_unowned_room(store, client, cluster.prefix, PRESET, claims)
+                finally:
+                    await client.aclose()
+
+            started = time.monotonic()
+            code = asyncio.run(open_table())
+        finally:
+            store.close()
+        deadline = started + 15
+        while cluster.owner_port(code) is None:
+            assert time.monotonic() < deadline, "no process took the matched table"
+            time.sleep(0.05)
+        owner = cluster.owner_port(code)
+        other = second if owner == first.port else first
+        info = _info(other, code)  # answered by the owner, through the other process
+        assert info["kind"] == "ranked" and info["status"] == "waiting"
+
+        async def main() -> None:
+            eve = await connect(other, cookies[4])
+            assert (await _refused(eve, code))["code"] == "seat_reserved"
+            bo = await connect(other, cookies[1])
+            assert (await bo.join(code))["seat"] == 1
+            for client in (eve, bo):
+                await client.close()
+
+        asyncio.run(asyncio.wait_for(main(), 60))

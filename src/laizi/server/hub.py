@@ -8,14 +8,13 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import msgspec
 from starlette.applications import Starlette
 
 from laizi.rules import Settings
 from laizi.server.accounts import Accounts
 from laizi.server.joining import after_join, before_join, mark_guests
 from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
-from laizi.server.matched import RoomKind, SeatClaim, check_claims
+from laizi.server.matched import RoomKind, SeatClaim, matched_table
 from laizi.server.protocol import (
     Act,
     Auto,
@@ -132,12 +131,10 @@ class Hub:
 
         ``rules``: the preset (or settings); ``table``: its table settings (their ``players``
         is the number of kept seats); ``code``: one chosen already (a cluster leases it first).
-        A ``ValueError`` for claims that make no such table."""
-        check_claims(kind, claims)
-        settings = Settings.from_json(rules) if isinstance(rules, str) else rules
-        people = sum(not c.bot for c in claims)
-        table = msgspec.structs.replace(table or TableSettings(), players=people)
-        _playable(settings)
+        A ``ValueError`` for claims that make no such table.  In a cluster the matchmaker's
+        process may leave the table to the least-loaded one:
+        :meth:`laizi.server.cluster.node.Cluster.open_matched_room`."""
+        settings, table = matched_table(rules, claims, kind, table)
         return self._open(settings, table, Owner("(matchmaker)"), code, kind, claims).code
 
     def _open(

@@ -29,12 +29,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
+from laizi.rules import Settings
+from laizi.server.table import TableSettings
+
 __all__ = [
     "MATCHED_KINDS",
     "ROOM_KINDS",
     "RoomKind",
     "SeatClaim",
     "check_claims",
+    "matched_table",
     "moves_ranks",
 ]
 
@@ -106,3 +112,21 @@ def check_claims(kind: str, claims: Sequence[SeatClaim]) -> None:
         raise ValueError("a matched table has a person at one seat at least")
     if kind == "ranked" and len(accounts) != 4:
         raise ValueError("a ranked table is four accounts (no guest, no bot)")
+
+
+def matched_table(
+    rules: Settings | str,
+    claims: Sequence[SeatClaim],
+    kind: str,
+    table: TableSettings | None = None,
+) -> tuple[Settings, TableSettings]:
+    """A matched table's rules (a preset's name or settings) and table settings, whose
+    ``players`` is the number of seats kept for people; the claims checked (:func:`check_claims`)
+    and the game one the engine plays (``ValueError`` if not)."""
+    from laizi.engine import make_ruleset
+
+    check_claims(kind, claims)
+    settings = Settings.from_json(rules) if isinstance(rules, str) else rules
+    make_ruleset(settings)
+    people = sum(not c.bot for c in claims)
+    return settings, msgspec.structs.replace(table or TableSettings(), players=people)

@@ -135,6 +135,18 @@ class FencedStore(Store):
         self.claim(room_id)
         return room_id
 
+    def create_unowned_room(
+        self,
+        code: str,
+        rules: Any,
+        table_settings: dict[str, Any],
+        kind: str,
+        claims: Sequence[SeatClaim],
+    ) -> int:
+        """A room written to the database that no process owns yet (owner epoch 0): the one
+        that takes it over claims it (:meth:`claim`) and rebuilds it from its rows."""
+        return super().create_room(code, rules, table_settings, kind, claims)
+
     def _write_staged(self, c: Any) -> None:
         hand_rooms = self.hand_rooms
         touched = {hand_rooms[r["hand_id"]] for r in self.staged_events}
