@@ -307,6 +307,10 @@ def test_a_ranked_tables_seats_are_kept_for_the_accounts_matched(server: InProce
     info = _info(srv, code)
     assert info["kind"] == "ranked" and info["status"] == "waiting"
     assert info["table"]["players"] == 4
+    status, body = srv.get("/api/lobby")
+    assert status == 200
+    [entry] = [r for r in json.loads(body)["rooms"] if r["code"] == code]
+    assert entry["kind"] == "ranked" and entry["open_seats"] == 0  # no seat open to strangers
 
     async def main() -> None:
         eve = await connect(srv, cookies["Eve"])
