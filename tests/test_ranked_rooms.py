@@ -320,6 +320,7 @@ def test_a_ranked_tables_seats_are_kept_for_the_accounts_matched(server: InProce
             assert error["code"] == "seat_reserved", error
             assert "座位只留给匹配到的玩家" in error["message_zh"]
             assert "kept for the players matched" in error["message"]
+            assert error["params"] == {}  # nothing here is kept for them
         assert (await _refused(guest, code, token="x" * 24))["code"] == "bad_token"
         ann = await connect(srv, cookies["Ann"])
         wrong = await _refused(ann, code, seat=0)  # Cy's seat

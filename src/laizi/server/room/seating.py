@@ -27,7 +27,8 @@ def seat_with_token(seats: Sequence[Seat], token: str) -> int | None:
 
 
 def _not_kept(seat: int | None) -> ProtocolError:
-    """A matched room's seat wanted by someone it is not kept for."""
+    """A matched room's seat wanted by someone it is not kept for (``seat``: the one kept for
+    the asker, if any: ``params.seat``)."""
     return ProtocolError(
         "seat_reserved",
         "this table was matched: its seats are kept for the players matched to it",
@@ -233,7 +234,7 @@ class Seating:
             None,
         )
         if seat is None or (wanted is not None and wanted != seat):
-            raise _not_kept(wanted if seat is None else seat)
+            raise _not_kept(seat)
         return seat
 
     def _check_kept(self, conn: Conn, seat: int) -> None:
@@ -242,7 +243,7 @@ class Seating:
         if claim is None or claim.account is None:
             return
         if conn.account is None or conn.account.id != claim.account:
-            raise _not_kept(seat)
+            raise _not_kept(None)
 
     def _attach(self, conn: Conn, seat: int) -> None:
         s = self.seats[seat]
