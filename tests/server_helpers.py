@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -33,7 +34,48 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class ServerProcess:
+class Addressed:
+    """A server on 127.0.0.1 at ``port``: its URLs and the requests the tests make."""
+
+    port: int
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def post(self, path: str, body: Any, cookie: str | None = None) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if cookie is not None:
+            headers["Cookie"] = cookie
+        request = urllib.request.Request(
+            self.http + path, data=json.dumps(body).encode(), headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(self.http + path, timeout=10) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def create_room(
+        self, rules: Any = "wuhan-hongzhong-kaikou", cookie: str | None = None, **table: Any
+    ) -> dict[str, Any]:
+        status, body = self.post("/api/rooms", {"rules": rules, "table": table}, cookie)
+        assert status == 201, body
+        return body
+
+
+class ServerProcess(Addressed):
     """``laizi serve`` in a subprocess on 127.0.0.1 and a free port, with its own database."""
 
     def __init__(
@@ -55,14 +97,6 @@ class ServerProcess:
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = db_path.with_suffix(".log")
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
 
     def start(self) -> ServerProcess:
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -112,33 +146,6 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def post(self, path: str, body: Any, cookie: str | None = None) -> tuple[int, Any]:
-        headers = {"Content-Type": "application/json"}
-        if cookie is not None:
-            headers["Cookie"] = cookie
-        request = urllib.request.Request(
-            self.http + path, data=json.dumps(body).encode(), headers=headers, method="POST"
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=10) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-    def get(self, path: str) -> tuple[int, bytes]:
-        try:
-            with urllib.request.urlopen(self.http + path, timeout=10) as r:
-                return r.status, r.read()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read()
-
-    def create_room(
-        self, rules: Any = "wuhan-hongzhong-kaikou", cookie: str | None = None, **table: Any
-    ) -> dict[str, Any]:
-        status, body = self.post("/api/rooms", {"rules": rules, "table": table}, cookie)
-        assert status == 201, body
-        return body
 
     def account_cookie(self, name: str, password: str = "correct horse") -> str:
         """Register an account; its session cookie (``laizi_session=…``) for ``cookie=``."""
@@ -253,7 +260,7 @@ async def play(client: Client, rng: random.Random, stop: Any = None, late: bool 
 
 
 # -- accounts over HTTP and WebSocket against a real server ---------------------------------------
-def http(srv: ServerProcess, method: str, path: str, body: Any = None, cookie: str = "") -> Any:
+def http(srv: Server, method: str, path: str, body: Any = None, cookie: str = "") -> Any:
     request = urllib.request.Request(
         srv.http + path,
         data=None if body is None else json.dumps(body).encode(),
@@ -267,13 +274,13 @@ def http(srv: ServerProcess, method: str, path: str, body: Any = None, cookie: s
         return error.code, error.headers, error.read()
 
 
-def login_cookie(srv: ServerProcess, name: str) -> str:
+def login_cookie(srv: Server, name: str) -> str:
     status, headers, _ = http(srv, "POST", "/api/register", {"name": name, "password": "hongzhong"})
     assert status == 201
     return headers["Set-Cookie"].split(";")[0]
 
 
-async def connect(srv: ServerProcess, cookie: str = "") -> Client:
+async def connect(srv: Server, cookie: str = "") -> Client:
     headers = {"Cookie": cookie} if cookie else {}
     return Client(await websockets.connect(srv.ws, max_size=2**22, additional_headers=headers))
 
@@ -286,3 +293,122 @@ def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:
         if status != 200:
             return out
         out.append(parse_record(body.decode()))
+
+
+class InProcessServer(Addressed):
+    """The server's application under uvicorn in a thread of this process, on 127.0.0.1 and a
+    free port: real HTTP and WebSocket clients, and the test may call the hub directly on the
+    server's own event loop (:meth:`call`) — what a part of the server without a route yet (the
+    matchmaker's ``Hub.open_matched_room``) does."""
+
+    def __init__(self, db_url: str) -> None:
+        self.db_url = db_url
+        self.port = free_port()
+        self.server: Any = None
+        self.thread: threading.Thread | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.app: Any = None
+
+    def start(self) -> InProcessServer:
+        import uvicorn
+
+        from laizi.server.app import create_app
+
+        self.app = create_app(self.db_url)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+
+        def run() -> None:
+            self.loop = asyncio.new_event_loop()
+            self.loop.run_until_complete(self.server.serve())
+            self.loop.close()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the in-process server did not start")
+            time.sleep(0.02)
+        return self
+
+    @property
+    def hub(self) -> Any:
+        return self.app.state.hub
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` run on the server's event loop; its result."""
+        assert self.loop is not None
+
+        async def run() -> Any:
+            return fn(*args, **kwargs)
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(30)
+
+    def stop(self) -> None:
+        if self.server is not None and self.thread is not None:
+            self.server.should_exit = True
+            self.thread.join(30)
+
+    def __enter__(self) -> InProcessServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def alembic_config(connection: Any) -> Any:
+    """Alembic's configuration for the server's migrations on ``connection`` (to move the
+    schema up or down in a test)."""
+    from alembic.config import Config
+
+    from laizi.server import store
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(store.__file__).parent / "migrations"))
+    config.attributes["connection"] = connection
+    return config
+
+
+Server = ServerProcess | InProcessServer
+"""A server the helpers talk to: a process of its own, or the application in this one."""
+
+
+def open_ranked_table(
+    srv: InProcessServer, rules: Any, names: list[str], **table: Any
+) -> tuple[str, list[str]]:
+    """Register four accounts and open a ranked table for them, in this order, as the
+    matchmaker does (``Hub.open_matched_room``); the room's code and the accounts' cookies."""
+    from laizi.server.matched import SeatClaim
+    from laizi.server.table import TableSettings
+
+    cookies = [login_cookie(srv, name) for name in names]
+    claims = [SeatClaim.for_account(srv.hub.accounts.by_name(name).id) for name in names]
+    settings = TableSettings.from_json(table)
+    code = srv.call(srv.hub.open_matched_room, rules, claims, "ranked", settings)
+    return str(code), cookies
+
+
+def room_info(srv: Server, code: str) -> dict[str, Any]:
+    """``GET /api/rooms/CODE``: the room's public info."""
+    status, body = srv.get(f"/api/rooms/{code}")
+    assert status == 200, body
+    return dict(json.loads(body))
+
+
+def wait_over(srv: Server, code: str, timeout: float = 120) -> dict[str, Any]:
+    """The room's info once its match is over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = room_info(srv, code)
+        if info["status"] == "over":
+            return info
+        time.sleep(0.05)
+    raise AssertionError(f"room {code} did not finish")
+
+
+def standing(srv: Server, cookie: str, game: str = "wuhan") -> dict[str, Any]:
+    """The logged-in account's standing in ``game`` (``GET /api/me``)."""
+    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)
+    assert status == 200
+    return dict(json.loads(body)["games"][game])

@@ -46,9 +46,25 @@ from laizi.server.ratings import (
 )
 from laizi.server.store import Store, events, hands, rooms, seats
 from tests.engine_helpers import apply_json, deal_json
-from tests.server_helpers import FAST_HASH, Client, ServerProcess, connect, http, login_cookie, play
+from tests.server_helpers import (
+    FAST_HASH,
+    Client,
+    InProcessServer,
+    Server,
+    ServerProcess,
+    connect,
+    http,
+    login_cookie,
+    open_ranked_table,
+    play,
+)
+from tests.server_helpers import room_info as _info
+from tests.server_helpers import standing as _me
+from tests.server_helpers import wait_over as _wait_over
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
+ESCAPE_TABLE = {"hands": 4, "action_seconds": 1, "bank_seconds": 0, **FAST}
+PRESET = "wuhan-hongzhong-kaikou"
 
 
 # -- rules.base: a bounded decimal -----------------------------------------------------------------
@@ -290,7 +306,8 @@ def store(db_url: str):
 
 
 def _room(store: Store, code: str, rules: Any = "wuhan-hongzhong-kaikou") -> int:
-    return store.create_room(code, Settings.from_json(rules).to_json(), {})
+    """A ranked room (only its match moves points and ratings)."""
+    return store.create_room(code, Settings.from_json(rules).to_json(), {}, "ranked")
 
 
 def _accounts(store: Store, *names: str) -> list[int]:
@@ -370,27 +387,7 @@ def test_links_follow_who_really_sits(store: Store) -> None:
 
 
 # -- a real server ---------------------------------------------------------------------------------
-def _info(srv: ServerProcess, code: str) -> dict[str, Any]:
-    return json.loads(srv.get(f"/api/rooms/{code}")[1])
-
-
-def _wait_over(srv: ServerProcess, code: str, timeout: float = 60) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        info = _info(srv, code)
-        if info["status"] == "over":
-            return info
-        time.sleep(0.05)
-    raise AssertionError(f"room {code} did not finish")
-
-
-def _me(srv: ServerProcess, cookie: str, game: str = "wuhan") -> dict[str, Any]:
-    status, _, body = http(srv, "GET", "/api/me", cookie=cookie)
-    assert status == 200
-    return json.loads(body)["games"][game]
-
-
-def _health(srv: ServerProcess) -> dict[str, Any]:
+def _health(srv: Server) -> dict[str, Any]:
     status, body = srv.get("/healthz")
     assert status == 200
     return json.loads(body)
@@ -434,7 +431,7 @@ def test_one_account_takes_one_seat(tmp_path: Path, db_url: str) -> None:
         asyncio.run(asyncio.wait_for(main(), 60))
 
 
-async def _sit(srv: ServerProcess, code: str, cookies: list[str]) -> list[Client]:
+async def _sit(srv: Server, code: str, cookies: list[str]) -> list[Client]:
     clients = []
     for cookie in cookies:
         client = await connect(srv, cookie)
@@ -447,17 +444,16 @@ def test_a_guest_tab_escaping_again_and_again_gains_its_account_nothing(
     tmp_path: Path, db_url: str
 ) -> None:
     """The reported farm: an account and the same person's guest tab at one table, the guest
-    escaping at once, match after match (it took 四万 in 10 matches).  Now the penalty the guest
-    "pays" reaches no account; only what accounts pay each other moves points."""
-    with ServerProcess(tmp_path / "db.sqlite3", db_url=db_url) as srv:
-        ann, bo = login_cookie(srv, "Ann"), login_cookie(srv, "Bo")
+    escaping at once, match after match (it took 四万 in 10 matches).  A room made by link is
+    friendly now: its matches are booked and move no account's points or rating at all — and a
+    ranked table (the matchmaker's) is four accounts, with no guest to escape.  There, what an
+    account's escape pays reaches the other accounts exactly."""
+    with InProcessServer(db_url) as srv:
+        ann = login_cookie(srv, "Ann")
 
-        async def escape_match(cookies: list[str], escaper: int) -> dict[str, Any]:
-            # A short clock: the escape waits for the decision under way (Ann's, who never
-            # answers here), at most her clock, before it lands (docs/rules.md, "Escape").
-            code = srv.create_room(
-                players=len(cookies), hands=4, action_seconds=1, bank_seconds=0, **FAST
-            )["code"]
+        async def escape_match(code: str, cookies: list[str], escaper: int) -> dict[str, Any]:
+            # A short clock: the escape waits for the decision under way (seat 0's, who never
+            # answers here), at most its clock, before it lands (docs/rules.md, "Escape").
             clients = await _sit(srv, code, cookies)
             await clients[escaper].expect("event")
             await clients[escaper].send({"type": "leave"})
@@ -467,25 +463,23 @@ def test_a_guest_tab_escaping_again_and_again_gains_its_account_nothing(
             return info
 
         async def main() -> None:
-            for _ in range(5):
-                info = await escape_match([ann, ""], escaper=1)
+            for _ in range(3):
+                code = srv.create_room(players=2, **ESCAPE_TABLE)["code"]
+                info = await escape_match(code, [ann, ""], escaper=1)
                 assert info["totals"][0] == pytest.approx(400 / 3)  # the table still pays it
-            assert _me(srv, ann)["points"] == 0 and _me(srv, ann)["matches"] == 5
-            # With a second account at the table the guest's penalty still reaches nobody …
-            for _ in range(2):
-                await escape_match([ann, bo, ""], escaper=2)
-            assert _me(srv, ann)["points"] == 0 and _me(srv, bo)["points"] == 0
-            # … and an account that escapes pays the other account its third, exactly.
-            await escape_match([ann, bo, ""], escaper=0)
-            mine, theirs = _me(srv, ann), _me(srv, bo)
-            assert mine["points_exact"] == "-400/3" and theirs["points_exact"] == "400/3"
-            assert mine["rank"]["zh"] == "白板" and mine["next_rank"]["zh"] == "一万"
+            assert _me(srv, ann)["points"] == 0 and _me(srv, ann)["matches"] == 0
+            code, cookies = open_ranked_table(srv, PRESET, ["Bo", "Cy", "Di", "Ed"], **ESCAPE_TABLE)
+            await escape_match(code, cookies, escaper=2)
+            points = [_me(srv, c)["points_exact"] for c in cookies]
+            assert points == ["400/3", "400/3", "-400", "400/3"]
+            di = _me(srv, cookies[2])
+            assert di["rank"]["zh"] == "白板" and di["next_rank"]["zh"] == "一万"
 
         asyncio.run(asyncio.wait_for(main(), 240))
         status, _, body = http(srv, "GET", "/api/leaderboard/wuhan")
         assert status == 200
         board = json.loads(body)["players"]
-        assert sum(Fraction(p["points_exact"]) for p in board) == 0
+        assert sum(Fraction(p["points_exact"]) for p in board) == 0 and len(board) == 4
 
 
 def _poisoned_match(db_url: str) -> tuple[int, str, int]:
@@ -555,18 +549,16 @@ def test_a_match_that_cannot_be_booked_never_stops_the_server(
 
 def test_the_largest_most_precise_base_books_on_both_databases(tmp_path: Path, db_url: str) -> None:
     """``rules.base`` 999999999.999999 (the most digits allowed): an escape's thirds and the
-    points they make are exact fractions that fit the database (``5e-324`` is refused)."""
-    with ServerProcess(tmp_path / "db.sqlite3", db_url=db_url) as srv:
+    points they make at a ranked table are exact fractions that fit the database (``5e-324`` is
+    refused)."""
+    with InProcessServer(db_url) as srv:
         status, body = srv.post("/api/rooms", {"rules": {"preset": "baishan", "base": 5e-324}})
         assert status == 400 and body["params"]["key"] == "rules.base"
-        ann, bo = login_cookie(srv, "Ann"), login_cookie(srv, "Bo")
-        rules = {"preset": "wuhan-hongzhong-koukou", "base": 999999999.999999}
-        status, made = srv.post("/api/rooms", {"rules": rules, "table": {"players": 2, **FAST}})
-        assert status == 201, made
-        code = made["code"]
+        rules = Settings.from_json({"preset": "wuhan-hongzhong-koukou", "base": 999999999.999999})
+        code, cookies = open_ranked_table(srv, rules, ["Ann", "Bo", "Cy", "Di"], **ESCAPE_TABLE)
 
         async def main() -> None:
-            clients = await _sit(srv, code, [ann, bo])
+            clients = await _sit(srv, code, cookies)
             await clients[0].expect("event")
             await clients[0].send({"type": "leave"})
             await asyncio.to_thread(_wait_over, srv, code)
@@ -575,10 +567,10 @@ def test_the_largest_most_precise_base_books_on_both_databases(tmp_path: Path, d
 
         asyncio.run(asyncio.wait_for(main(), 60))
         third = 500 * Fraction(999999999999999, 10**6) / 3
-        assert _me(srv, ann)["points_exact"] == str(-third)
-        assert _me(srv, bo)["points_exact"] == str(third)
+        points = [_me(srv, c)["points_exact"] for c in cookies]
+        assert points == [str(-3 * third), str(third), str(third), str(third)]
         assert _health(srv)["unbooked"] == 0
-        status, _, body = http(srv, "GET", "/api/me/matches", cookie=ann)
+        status, _, body = http(srv, "GET", "/api/me/matches", cookie=cookies[0])
         [match] = json.loads(body)["matches"]
         assert match["total"] == pytest.approx(float(-3 * third))
 
@@ -605,28 +597,31 @@ def test_seats_table_is_what_the_join_check_reads(store: Store) -> None:
 
 
 def test_a_played_baishan_match_books_its_own_totals(tmp_path: Path) -> None:
-    """Two accounts play a real Baishan match to its end (kongs paid on the spot and all): the
-    booked seat totals are the table's, exactly, and the two accounts' points add up to 0."""
+    """Four accounts play a real Baishan match at a ranked table to its end (kongs paid on the
+    spot and all): the booked seat totals are the table's, exactly, every account's points move
+    by its total (all it paid and was paid was between accounts), and they add up to 0."""
 
-    with ServerProcess(tmp_path / "db.sqlite3") as srv:
-        ann, bo = login_cookie(srv, "Ann"), login_cookie(srv, "Bo")
-        code = srv.create_room("baishan", players=2, hands=3, **FAST)["code"]
+    with InProcessServer(f"sqlite:///{tmp_path / 'db.sqlite3'}") as srv:
+        code, cookies = open_ranked_table(
+            srv, "baishan", ["Ann", "Bo", "Cy", "Di"], hands=3, **FAST
+        )
 
         async def main() -> None:
-            clients = await _sit(srv, code, [ann, bo])
+            clients = await _sit(srv, code, cookies)
             await asyncio.gather(*(play(c, random.Random(i)) for i, c in enumerate(clients)))
             for client in clients:
                 await client.close()
 
         asyncio.run(asyncio.wait_for(main(), 180))
         info = _wait_over(srv, code)
-        status, _, body = http(srv, "GET", "/api/me/matches", cookie=ann)
+        status, _, body = http(srv, "GET", "/api/me/matches", cookie=cookies[0])
         assert status == 200
         [match] = json.loads(body)["matches"]
         assert [s["total"] for s in match["seats"]] == info["totals"]
-        mine, theirs = _me(srv, ann, "baishan"), _me(srv, bo, "baishan")
-        assert Fraction(mine["points_exact"]) + Fraction(theirs["points_exact"]) == 0
-        assert mine["matches"] == theirs["matches"] == 1
+        mine = [_me(srv, c, "baishan") for c in cookies]
+        assert [float(Fraction(m["points_exact"])) for m in mine] == pytest.approx(info["totals"])
+        assert sum(Fraction(m["points_exact"]) for m in mine) == 0
+        assert all(m["matches"] == 1 for m in mine)
         assert _health(srv)["unbooked"] == 0
 
 

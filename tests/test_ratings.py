@@ -96,10 +96,11 @@ def store(db_url: str):
 
 
 def _room(store: Store, rules: str = "wuhan-hongzhong-kaikou") -> int:
+    """A ranked room (the matchmaker's: only its match moves points and ratings)."""
     from laizi.rules import Settings
 
     code = f"T{len(store.rooms(('waiting', 'playing', 'over'))):05d}"
-    return store.create_room(code, Settings.from_json(rules).to_json(), {})
+    return store.create_room(code, Settings.from_json(rules).to_json(), {}, "ranked")
 
 
 def _accounts(store: Store, *names: str) -> list[int]:
@@ -279,7 +280,7 @@ def test_baishan_kongs_are_split_from_the_record_exactly(store: Store) -> None:
     """A Baishan hand's kongs paid on the spot are each booked to their own payer and payee
     (recomputed exactly from the rules), the win apart from them."""
     ann, bo = _accounts(store, "Ann", "Bo")
-    room = store.create_room("B00001", {"preset": "baishan", "base": 0.000001}, {})
+    room = store.create_room("B00001", {"preset": "baishan", "base": 0.000001}, {}, "ranked")
     link_seat(store.engine, room, 0, ann)
     link_seat(store.engine, room, 1, bo)
     unit = Fraction(1, 10**6)

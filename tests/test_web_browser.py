@@ -317,16 +317,22 @@ def test_account_lobby_leaderboard_rank_and_my_past_hands(server, browser):
     page.goto(server.http + "/")
     page.wait_for_selector(f".my-matches li[data-room='{code}']")
     entry = page.locator(f".my-matches li[data-room='{code}']")
+    # A room made here is friendly (友人场): the match is kept, and ranks don't move — the lobby
+    # says so in the create card and on the leaderboard.
+    assert any(word in entry.inner_text() for word in ("友人场", "friendly"))
+    note = page.inner_text(".friendly-note")
+    assert "友人场" in note or "friendly" in note
+    assert page.locator(".ranks .ranked-only").count() == 1
     entry.locator("a[href$='/0']").click()
     page.wait_for_url(f"**/replay/{code}/0")
     page.wait_for_selector(".replay .open-hand")
     page.goto(server.http + "/")
-    page.wait_for_selector(".leaderboard tr[data-player='Erin']")
+    page.wait_for_selector(".leaderboard table")
+    assert page.locator(".leaderboard tr[data-player='Erin']").count() == 0
     _, body = server.get("/api/leaderboard/wuhan")
-    erin = next(p for p in json.loads(body)["players"] if p["name"] == "Erin")
-    rank = page.locator(".leaderboard tr[data-player='Erin'] .rank").inner_text()
-    assert rank in (erin["rank"]["zh"], erin["rank"]["en"])
-    assert erin["matches"] == 1
+    assert all(p["name"] != "Erin" for p in json.loads(body)["players"])
+    _, body = server.get("/api/players/Erin")
+    assert json.loads(body)["games"]["wuhan"]["matches"] == 0
     page.click("#logout")
     page.wait_for_selector("#login-form")
     page.fill("#login-name", "Erin")

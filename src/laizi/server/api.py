@@ -135,6 +135,7 @@ def _lobby_entry(room: Room) -> dict[str, Any]:
         static = _LOBBY_STATIC[room] = {
             "code": room.code,
             "link": f"/r/{room.code}",
+            "kind": room.kind,
             "game": room.rules.game,
             "preset": room.rules.preset,
             "rules_hash": room.rules.short_hash(),
@@ -147,7 +148,10 @@ def _lobby_entry(room: Room) -> dict[str, Any]:
         "status": room.status,
         "hands_played": room.match.hands_played,
         "seated": humans,
-        "open_seats": max(0, room.table.players - humans) if room.status == "waiting" else 0,
+        # a matched room's seats are kept for its players: none is open to the lobby
+        "open_seats": max(0, room.table.players - humans)
+        if room.status == "waiting" and room.kind == "friendly"
+        else 0,
         "seats": [
             {"seat": i, "kind": s.kind, "name": s.name, "guest": s.guest}
             for i, s in enumerate(room.seats)

@@ -44,6 +44,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "bad_seat": ("座位号只能是 0 到 3", "a seat is 0 to 3"),
     "bad_token": ("找不到这个座位，无法重连", "no seat of this room has that token"),
     "already_seated": ("这个账号已在本房间入座", "this account already holds a seat here"),
+    "seat_reserved": (
+        "这一桌是匹配的，座位只留给匹配到的玩家",
+        "this table was matched: its seats are kept for the players matched to it",
+    ),
     "not_seated": ("只有入座的玩家可以这样做", "only a seated player can do that"),
     "not_your_turn": ("现在不该你出手", "there is no decision pending for your seat"),
     "stale_prompt": ("这个操作已过时", "that answer is for an earlier decision"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -14,6 +14,7 @@ from laizi.rules import Settings
 from laizi.server.accounts import Accounts
 from laizi.server.joining import after_join, before_join, mark_guests
 from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
+from laizi.server.matched import RoomKind, SeatClaim, matched_table
 from laizi.server.protocol import (
     Act,
     Auto,
@@ -26,7 +27,7 @@ from laizi.server.protocol import (
     Resync,
     decode_client,
 )
-from laizi.server.room import Conn, Room, new_code
+from laizi.server.room import Conn, Room, Seat, new_code
 from laizi.server.store import RoomRow, Store
 from laizi.server.table import TableSettings
 
@@ -99,9 +100,9 @@ class Hub:
             conn.send_many(messages)
 
     def create_room(self, body: Any, owner: Owner | None = None, code: str | None = None) -> Room:
-        """A new room; with an ``owner`` (a client's request) the quotas are checked first
-        (:class:`laizi.server.limits.LimitError`).  ``code``: one chosen already (a cluster
-        leases it first)."""
+        """A new friendly room (友人场: its match moves no ranks); with an ``owner`` (a client's
+        request) the quotas are checked first (:class:`laizi.server.limits.LimitError`).
+        ``code``: one chosen already (a cluster leases it first)."""
         if not isinstance(body, dict):
             raise ValueError("the body must be a JSON object with 'rules' and 'table'")
         unknown = set(body) - {"rules", "table"}
@@ -109,19 +110,56 @@ class Hub:
             raise ValueError(f"unknown key {sorted(unknown)[0]!r} (expected 'rules', 'table')")
         rules = Settings.from_json(body.get("rules", "wuhan-hongzhong-kaikou"))
         table = TableSettings.from_json(body.get("table"))
-        from laizi.engine import make_ruleset
-
-        make_ruleset(rules)  # a game the engine can't play is refused here, not at the deal
+        _playable(rules)
         if owner is not None:
             self.quotas.check_room(owner, table.players == 0)
+        return self._open(rules, table, owner or Owner("(server)"), code, "friendly", ())
+
+    def open_matched_room(
+        self,
+        rules: Settings | str,
+        claims: Sequence[SeatClaim],
+        kind: RoomKind = "ranked",
+        table: TableSettings | None = None,
+        code: str | None = None,
+    ) -> str:
+        """The matchmaker's table: a ``ranked`` (four accounts; its match moves ranks) or
+        ``casual`` room whose four seats are kept as ``claims`` says (an account, a guest's key,
+        a bot: :class:`laizi.server.matched.SeatClaim`) — nobody else sits down there.  Its
+        bots are seated at once; the match starts when every kept seat is taken, and the room
+        closes after ``waiting_room_seconds`` if one is not.  Returns the room's code.
+
+        ``rules``: the preset (or settings); ``table``: its table settings (their ``players``
+        is the number of kept seats); ``code``: one chosen already (a cluster leases it first).
+        A ``ValueError`` for claims that make no such table.  In a cluster the matchmaker's
+        process may leave the table to the least-loaded one:
+        :meth:`laizi.server.cluster.node.Cluster.open_matched_room`."""
+        settings, table = matched_table(rules, claims, kind, table)
+        return self._open(settings, table, Owner("(matchmaker)"), code, kind, claims).code
+
+    def _open(
+        self,
+        rules: Settings,
+        table: TableSettings,
+        owner: Owner,
+        code: str | None,
+        kind: str,
+        claims: Sequence[SeatClaim],
+    ) -> Room:
         while code is None or code in self.rooms or self.store.room_id(code) is not None:
             code = new_code()
-        room_id = self.store.create_room(code, rules.to_json(), table.to_json())
-        room = Room(self.store, room_id, code, rules, table, self.post, self.schedule_flush)
+        room_id = self.store.create_room(code, rules.to_json(), table.to_json(), kind, claims)
+        reserved = {seat: claim for seat, claim in enumerate(claims) if not claim.bot}
+        room = Room(
+            self.store, room_id, code, rules, table, self.post, self.schedule_flush, kind, reserved
+        )
+        for seat, claim in enumerate(claims):
+            if claim.bot:
+                room.seats[seat] = Seat(kind="bot", name=f"bot {seat}", bank=table.bank_seconds)
         room.on_match_end = self.on_match_end
         room.on_over = self.forget_later
         self.rooms[code] = room
-        self.quotas.add_room(code, owner or Owner("(server)"), table.players == 0)
+        self.quotas.add_room(code, owner, table.players == 0)
         self.room_set_changed()
         if table.players == 0:
             room.start_match()
@@ -176,10 +214,10 @@ class Hub:
                 TableSettings.from_json(row.table_settings),
                 self.post,
                 self.schedule_flush,
+                row.kind,
+                row.reserved,
             )
             room.on_match_end = self.on_match_end
-            from laizi.server.room import Seat
-
             for seat in row.seats:
                 room.seats[seat["seat"]] = Seat(
                     kind=seat["kind"],
@@ -255,6 +293,13 @@ class Hub:
             if not self.halting:  # stopping: not "away" (no 托管, no escape clock)
                 conn.room.disconnect(conn)
             conn.room = None
+
+
+def _playable(rules: Settings) -> None:
+    """A game the engine can't play is refused when the room is made, not at the deal."""
+    from laizi.engine import make_ruleset
+
+    make_ruleset(rules)
 
 
 def hub_of(app: Starlette) -> Hub:

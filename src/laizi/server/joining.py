@@ -38,8 +38,8 @@ def before_join(accounts: Accounts | None, room: Room, conn: Conn, message: Join
         if message.token is not None:
             return message
         return msgspec.structs.replace(message, name=account.name)
-    if message.token is not None:
-        return message
+    if message.token is not None and room.kept_seat(message.token) is None:
+        return message  # coming back to a seat: its name is kept
     if not message.name.strip():
         return msgspec.structs.replace(message, name="")
     try:
@@ -93,8 +93,10 @@ def _one_seat(room: Room, conn: Conn, message: Join) -> None:
 
 def after_join(room: Room, conn: Conn, message: Join) -> None:
     """Book a newly taken seat to the account that took it (a guest's seat to nobody)."""
-    if conn.seat is None or message.token is not None or message.spectate:
+    if conn.seat is None or message.spectate:
         return
+    if message.token is not None and room.kept_seat(message.token) is None:
+        return  # came back to its seat
     if conn.account is not None:
         link_seat(room.store.engine, room.id, conn.seat, conn.account.id)
     else:

@@ -15,6 +15,11 @@ Two numbers per account and game (Wuhan, Baishan):
   μ − 3σ is the cautious figure the leaderboard shows.  Bots and guests sit in as fresh ratings
   and nothing is kept for them.
 
+Only a **ranked** room's match (``rooms.kind``, opened by the matchmaker:
+:mod:`laizi.server.matched`) moves either.  A friendly room's (友人场: made by link) or a casual
+table's match is booked all the same — every seat's total and place in ``match_results``, linked
+to the accounts that played — with no points or ratings before and after, and no standing moves.
+
 The server books each finished match once, from the hand records the database holds
 (:func:`book_stored`), in one transaction; it is idempotent (one row per seat of the room, one
 standing update per account), so a match finished during recovery is not counted twice, and
@@ -65,6 +70,7 @@ from laizi.engine.events import End, KongPaid, decode_json
 from laizi.rules import RANKS, Rank, Settings, game_ids, rank_for
 from laizi.rules.ruleset import HandView, Ruleset
 from laizi.server.accounts import accounts
+from laizi.server.matched import moves_ranks
 from laizi.server.store import events, hands, metadata, rooms, seats
 from laizi.tiles import parse_tile
 
@@ -349,7 +355,9 @@ def book_match(
     hands_played: int,
     now: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Book a finished match whose payments were ``paid`` (:data:`Paid`).
+    """Book a finished match whose payments were ``paid`` (:data:`Paid`): every seat's total
+    and place; in a ranked room (``rooms.kind``, :func:`laizi.server.matched.moves_ranks`) the
+    accounts' strength points and ratings too — in a friendly or casual room they stay.
 
     Returns one entry per seat (nothing is changed, and ``[]`` returned, if the match was booked
     before or no seat has an account).  One transaction: all of it or none."""
@@ -372,8 +380,49 @@ def _book(
     if not owners:
         return []
     totals = seat_totals(paid)
-    deltas = strength_deltas(paid, owners)
     seat_places = places(totals)
+    ranked = moves_ranks(_kind(c, room_id))
+    moved = _move_standings(c, game, paid, owners, totals, seat_places, now) if ranked else {}
+    out = []
+    for seat in range(4):
+        owner = owners.get(seat)
+        row: dict[str, Any] = {
+            "room_id": room_id,
+            "seat": seat,
+            "account_id": owner,
+            "game": game,
+            "total": str(totals[seat]),
+            "place": seat_places[seat],
+            "hands": hands_played,
+            "finished": now,
+        }
+        if owner is not None and ranked:
+            row.update(moved[owner])
+        c.execute(insert(match_results).values(**row))
+        out.append(row)
+    return out
+
+
+def _kind(c: Connection, room_id: int) -> str:
+    """The room's kind (``laizi.server.matched``): only a ranked room's match moves standings."""
+    kind = c.execute(select(rooms.c.kind).where(rooms.c.id == room_id)).scalar()
+    if kind is None:
+        raise ValueError(f"no room has the id {room_id}")
+    return str(kind)
+
+
+def _move_standings(
+    c: Connection,
+    game: str,
+    paid: Paid,
+    owners: Mapping[int, int],
+    totals: Sequence[Fraction],
+    seat_places: Sequence[int],
+    now: float,
+) -> dict[int, dict[str, Any]]:
+    """A ranked match's strength points and ratings, written to the accounts' standings; per
+    account, the before and after of its ``match_results`` row."""
+    deltas = strength_deltas(paid, owners)
     before = {a: _standing(c, a, game) for a in deltas}
     old = {a: found or fresh(game) for a, found in before.items()}
     ratings = [
@@ -386,6 +435,7 @@ def _book(
         a: max((s for s in owners if owners[s] == a), key=lambda s: (seat_places[s], -s))
         for a in deltas
     }
+    moved: dict[int, dict[str, Any]] = {}
     for account, delta in deltas.items():
         mu, sigma = rated[rated_seat[account]]
         points = new_points(old[account].points, delta)
@@ -403,32 +453,15 @@ def _book(
             c.execute(update(standings).where(key).values(**values))
         else:
             c.execute(insert(standings).values(account_id=account, game=game, **values))
-    out = []
-    for seat in range(4):
-        owner = owners.get(seat)
-        row: dict[str, Any] = {
-            "room_id": room_id,
-            "seat": seat,
-            "account_id": owner,
-            "game": game,
-            "total": str(totals[seat]),
-            "place": seat_places[seat],
-            "hands": hands_played,
-            "finished": now,
+        moved[account] = {
+            "points_before": str(old[account].points),
+            "points_after": str(points),
+            "mu_before": old[account].mu,
+            "mu_after": mu,
+            "sigma_before": old[account].sigma,
+            "sigma_after": sigma,
         }
-        if owner is not None:
-            mu, sigma = rated[rated_seat[owner]]
-            row.update(
-                points_before=str(old[owner].points),
-                points_after=str(new_points(old[owner].points, deltas[owner])),
-                mu_before=old[owner].mu,
-                mu_after=mu,
-                sigma_before=old[owner].sigma,
-                sigma_after=sigma,
-            )
-        c.execute(insert(match_results).values(**row))
-        out.append(row)
-    return out
+    return moved
 
 
 def _booked(c: Connection, room_id: int) -> bool:
@@ -594,6 +627,15 @@ def error_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0] if text else ''}"[:200]
 
 
+def _maybe_number(text: str | None) -> int | float | None:
+    """A booked number of ``match_results`` (None: a match that moved no points)."""
+    return None if text is None else _number(Fraction(text))
+
+
+def _rating(mu: float | None, sigma: float | None) -> dict[str, float] | None:
+    return None if mu is None or sigma is None else {"mu": mu, "sigma": sigma}
+
+
 def leaderboard(
     engine: Engine, game: str, limit: int = 50, offset: int = 0
 ) -> list[dict[str, Any]]:
@@ -624,7 +666,7 @@ def match_history(
     """An account's finished matches, newest first, with the links to their records."""
     with engine.connect() as c:
         query = (
-            select(match_results, rooms.c.code, rooms.c.rules)
+            select(match_results, rooms.c.code, rooms.c.rules, rooms.c.kind)
             .join(rooms, rooms.c.id == match_results.c.room_id)
             .where(match_results.c.account_id == account_id)
         )
@@ -654,10 +696,11 @@ def match_history(
                     "seat": row.seat,
                     "total": _number(Fraction(row.total)),
                     "place": row.place,
-                    "points_before": _number(Fraction(row.points_before)),
-                    "points_after": _number(Fraction(row.points_after)),
-                    "rating_before": {"mu": row.mu_before, "sigma": row.sigma_before},
-                    "rating_after": {"mu": row.mu_after, "sigma": row.sigma_after},
+                    "kind": row.kind,
+                    "points_before": _maybe_number(row.points_before),
+                    "points_after": _maybe_number(row.points_after),
+                    "rating_before": _rating(row.mu_before, row.sigma_before),
+                    "rating_after": _rating(row.mu_after, row.sigma_after),
                     "seats": [
                         {
                             "seat": t.seat,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,8 @@ from sqlalchemy import (
     update,
 )
 
+from laizi.server.matched import SeatClaim
+
 __all__ = [
     "HandRow",
     "RoomRow",
@@ -47,6 +50,7 @@ __all__ = [
     "hand_record",
     "inserted_id",
     "metadata",
+    "reserved_seats",
 ]
 
 metadata = MetaData()
@@ -64,6 +68,8 @@ rooms = Table(
     Column("status", String(16), nullable=False),
     Column("created", Float, nullable=False),
     Column("owner_epoch", Integer, nullable=False, server_default="0"),  # a cluster's fence
+    # friendly (by link), casual or ranked (the matchmaker's): laizi.server.matched
+    Column("kind", String(8), nullable=False, server_default="friendly"),
 )
 
 seats = Table(
@@ -78,6 +84,16 @@ seats = Table(
     Column("auto", Boolean, nullable=False, default=False),
     Column("auto_shown", Boolean, nullable=False, default=False),
 )
+
+reserved_seats = Table(
+    "reserved_seats",
+    metadata,
+    Column("room_id", Integer, ForeignKey("rooms.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=True),
+    Column("guest_key", String(128), nullable=True),
+)
+"""The seats a matched room keeps for an account or a guest's key (``laizi.server.matched``)."""
 
 hands = Table(
     "hands",
@@ -128,6 +144,9 @@ class RoomRow:
     table_settings: dict[str, Any]
     status: str
     seats: list[dict[str, Any]]
+    kind: str = "friendly"
+    reserved: dict[int, SeatClaim] = field(default_factory=dict)
+    """The seats kept for the people matched to the room (a matched room's)."""
 
 
 @dataclass
@@ -191,7 +210,17 @@ class Store:
         self.engine.dispose()
 
     # -- rooms -----------------------------------------------------------------------------------
-    def create_room(self, code: str, rules: Any, table_settings: dict[str, Any]) -> int:
+    def create_room(
+        self,
+        code: str,
+        rules: Any,
+        table_settings: dict[str, Any],
+        kind: str = "friendly",
+        claims: Sequence[SeatClaim] = (),
+    ) -> int:
+        """A new room of this ``kind`` (``laizi.server.matched``); a matched room's ``claims``
+        (one per seat) are written with it, in one transaction: its bots seated, its seats for
+        accounts and guests kept for them."""
         with self.engine.begin() as c:
             result = c.execute(
                 insert(rooms).values(
@@ -200,9 +229,26 @@ class Store:
                     table_settings=_dumps(table_settings),
                     status="waiting",
                     created=time.time(),
+                    kind=kind,
                 )
             )
             room_id = inserted_id(result)
+            for seat, claim in enumerate(claims):
+                if claim.bot:
+                    c.execute(
+                        insert(seats).values(
+                            room_id=room_id, seat=seat, kind="bot", name=f"bot {seat}", token=None
+                        )
+                    )
+                else:
+                    c.execute(
+                        insert(reserved_seats).values(
+                            room_id=room_id,
+                            seat=seat,
+                            account_id=claim.account,
+                            guest_key=claim.guest_key,
+                        )
+                    )
         return room_id
 
     def set_status(self, room_id: int, status: str) -> None:
@@ -231,6 +277,12 @@ class Store:
                 seat_rows = c.execute(
                     select(seats).where(seats.c.room_id == row.id).order_by(seats.c.seat)
                 )
+                reserved = {
+                    r.seat: SeatClaim(account=r.account_id, guest_key=r.guest_key)
+                    for r in c.execute(
+                        select(reserved_seats).where(reserved_seats.c.room_id == row.id)
+                    )
+                }
                 out.append(
                     RoomRow(
                         row.id,
@@ -250,6 +302,8 @@ class Store:
                             }
                             for s in seat_rows
                         ],
+                        row.kind,
+                        reserved,
                     )
                 )
         return out

@@ -20,11 +20,12 @@ carries the epoch of the owner that wrote it (``events.epoch``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import event, insert, select, text, update
 
+from laizi.server.matched import SeatClaim
 from laizi.server.store import HandRow, Store, events, hands, inserted_id, rooms, seats
 
 __all__ = ["Fenced", "FencedStore"]
@@ -122,10 +123,29 @@ class FencedStore(Store):
         self.on_lost(lost)
 
     # -- writes ----------------------------------------------------------------------------------
-    def create_room(self, code: str, rules: Any, table_settings: dict[str, Any]) -> int:
-        room_id = super().create_room(code, rules, table_settings)
+    def create_room(
+        self,
+        code: str,
+        rules: Any,
+        table_settings: dict[str, Any],
+        kind: str = "friendly",
+        claims: Sequence[SeatClaim] = (),
+    ) -> int:
+        room_id = super().create_room(code, rules, table_settings, kind, claims)
         self.claim(room_id)
         return room_id
+
+    def create_unowned_room(
+        self,
+        code: str,
+        rules: Any,
+        table_settings: dict[str, Any],
+        kind: str,
+        claims: Sequence[SeatClaim],
+    ) -> int:
+        """A room written to the database that no process owns yet (owner epoch 0): the one
+        that takes it over claims it (:meth:`claim`) and rebuilds it from its rows."""
+        return super().create_room(code, rules, table_settings, kind, claims)
 
     def _write_staged(self, c: Any) -> None:
         hand_rooms = self.hand_rooms

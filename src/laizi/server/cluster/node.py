@@ -27,13 +27,14 @@ import logging
 import random
 import secrets
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import redis.asyncio as aioredis
 
+from laizi.rules import Settings
 from laizi.server.cluster import scripts
 from laizi.server.cluster.fence import FencedStore
 from laizi.server.cluster.shared import (
@@ -44,6 +45,9 @@ from laizi.server.cluster.shared import (
     encode_entry,
 )
 from laizi.server.limits import MESSAGE_TEXT
+from laizi.server.matched import RoomKind, SeatClaim, matched_table
+from laizi.server.room.base import new_code
+from laizi.server.table import TableSettings
 
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
@@ -464,6 +468,22 @@ class Cluster:
         self.lobby_changed()
         await self.publish_lobby()
 
+    async def open_matched_room(
+        self,
+        rules: Settings | str,
+        claims: Sequence[SeatClaim],
+        kind: RoomKind = "ranked",
+        table: TableSettings | None = None,
+    ) -> str:
+        """The matchmaker's table in a cluster, owned by whichever process takes it: written to
+        the database with its kept seats and no owner, listed among the rooms that need one and
+        announced as an orphan — the least-loaded process takes it at once (lease, owner epoch,
+        ``Hub.recover_room``, which rebuilds the kind and the kept seats), and every process
+        forwards its players there.  Returns the room's code."""
+        return await open_unowned_room(
+            self.store, self.redis, self.config.prefix, rules, claims, kind, table
+        )
+
     # -- news ------------------------------------------------------------------------------------
     async def _listen(self, pubsub: Any) -> None:
         while True:
@@ -559,6 +579,29 @@ class Cluster:
             "fenced": self.store.fenced,
             "late_beats": self.stats["late"],
         }
+
+
+async def open_unowned_room(
+    store: FencedStore,
+    redis: Any,
+    prefix: str,
+    rules: Settings | str,
+    claims: Sequence[SeatClaim],
+    kind: RoomKind = "ranked",
+    table: TableSettings | None = None,
+) -> str:
+    """:meth:`Cluster.open_matched_room` from any process with the cluster's database and Redis
+    (``redis``: an asyncio client; ``prefix``: the cluster's key prefix)."""
+    settings, table = matched_table(rules, claims, kind, table)
+    code = new_code()
+    while store.room_id(code) is not None:
+        code = new_code()
+    store.create_unowned_room(code, settings.to_json(), table.to_json(), kind, claims)
+    pipe = redis.pipeline(transaction=False)
+    pipe.sadd(prefix + "rooms", code)
+    pipe.publish(prefix + "news", f"orphan {code}")
+    await pipe.execute()
+    return code
 
 
 def refused_text(code: str) -> str:

@@ -30,7 +30,7 @@ decided during it), :class:`~.streams.Streams` (numbered streams, catch-up),
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from laizi.engine import Match, make_ruleset
@@ -38,6 +38,7 @@ from laizi.engine.events import number
 from laizi.engine.state import HandState
 from laizi.rules import Settings
 from laizi.server.bot_notes import BotNotes
+from laizi.server.matched import SeatClaim
 from laizi.server.protocol import Act, Join, Ready
 from laizi.server.room.base import (
     CODE_ALPHABET,
@@ -86,8 +87,14 @@ class Room:
         table: TableSettings,
         post: Callable[[Conn, dict[str, Any]], None] | None = None,
         staged: Callable[[], None] | None = None,
+        kind: str = "friendly",
+        reserved: Mapping[int, SeatClaim] | None = None,
     ) -> None:
+        """``kind``: ``friendly``, ``casual`` or ``ranked`` (``laizi.server.matched``: only a
+        ranked room's match moves ranks); ``reserved``: a matched room's seats kept for the
+        accounts and guests matched to it."""
         self.store = store
+        self.kind = kind
         self.post: Callable[[Conn, dict[str, Any]], None] = post or (lambda c, m: c.send(m))
         """How a message leaves: the hub holds it until the database has what it tells."""
         self.staged: Callable[[], None] = staged or store.commit
@@ -123,6 +130,7 @@ class Room:
             post,
             self.staged,
             self.info,
+            dict(reserved or {}),
             SeatingHooks(
                 enter=self._enter,
                 status=lambda: self.flow.status,
@@ -293,6 +301,7 @@ class Room:
             "code": self.code,
             "link": f"/r/{self.code}",
             "status": self.status,
+            "kind": self.kind,
             "rules": self.rules.to_json(),
             "rules_hash": self.rules.short_hash(),
             "table": self.table.to_json(),
@@ -313,6 +322,10 @@ class Room:
             "spectators": len(self.spectators),
             "records": [f"/api/rooms/{self.code}/hands/{n}" for n in range(self.finished_hands)],
         }
+
+    def kept_seat(self, key: str) -> int | None:
+        """The seat a matched room keeps for the guest whose key this is (None: no such)."""
+        return self.seating.kept_for_key(key)
 
     def halt(self) -> None:
         """Stop the room's clocks: nothing of it is played, sent or written any more in this

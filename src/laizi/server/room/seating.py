@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from laizi.engine.state import CLAIM, FINAL, ROB, TURN
+from laizi.server.matched import SeatClaim
 from laizi.server.protocol import Join, ProtocolError
 from laizi.server.room.base import Clock, Conn, Hand, Seat, Timer
 from laizi.server.store import Store
@@ -22,6 +23,17 @@ def seat_with_token(seats: Sequence[Seat], token: str) -> int | None:
     return next(
         (i for i, s in enumerate(seats) if s.token and secrets.compare_digest(s.token, token)),
         None,
+    )
+
+
+def _not_kept(seat: int | None) -> ProtocolError:
+    """A matched room's seat wanted by someone it is not kept for (``seat``: the one kept for
+    the asker, if any: ``params.seat``)."""
+    return ProtocolError(
+        "seat_reserved",
+        "this table was matched: its seats are kept for the players matched to it",
+        "这一桌是匹配的，座位只留给匹配到的玩家",
+        {} if seat is None else {"seat": seat},
     )
 
 
@@ -65,6 +77,7 @@ class Seating:
         post: Callable[[Conn, dict[str, Any]], None],
         staged: Callable[[], None],
         info: Callable[[], dict[str, Any]],
+        reserved: dict[int, SeatClaim],
         hooks: SeatingHooks,
     ) -> None:
         self.room_id = room_id
@@ -76,6 +89,9 @@ class Seating:
         self.post = post
         self.staged = staged
         self.info = info
+        self.reserved = reserved
+        """A matched room's seats kept for an account or a guest's key (``laizi.server.matched``):
+        nobody else takes them."""
         self.hooks = hooks
         self.seats = [Seat(bank=table.bank_seconds) for _ in range(4)]
         self.spectators: set[Conn] = set()
@@ -141,7 +157,12 @@ class Seating:
         if msg.token is not None:
             seat = seat_with_token(self.seats, msg.token)
             if seat is None:
+                kept = self.kept_for_key(msg.token)
+                if kept is not None:  # a guest matched to this room sits down with its key
+                    self._sit(conn, kept, msg.name, msg.token)
+                    return
                 raise ProtocolError("bad_token", "no seat of this room has that token")
+            self._check_kept(conn, seat)
             self._attach(conn, seat)
             self.hooks.catch_up(conn, msg.last_seq)
             self.broadcast_info()
@@ -157,16 +178,24 @@ class Seating:
         humans = sum(s.kind == "human" for s in self.seats)
         if humans >= self.table.players:
             raise ProtocolError("room_full", "every seat for people is taken; spectate instead")
-        if msg.seat is not None:
-            if not 0 <= msg.seat <= 3:
-                raise ProtocolError("bad_seat", "seat must be 0–3")
-            if msg.seat not in free:
-                raise ProtocolError("seat_taken", f"seat {msg.seat} is taken")
+        if msg.seat is not None and not 0 <= msg.seat <= 3:
+            raise ProtocolError("bad_seat", "seat must be 0–3")
+        if self.reserved:
+            seat = self._kept_for_account(conn, msg.seat)
+        elif msg.seat is not None:
             seat = msg.seat
         else:
             seat = free[0]
-        name = (msg.name or f"player {seat}")[:32]
-        token = secrets.token_urlsafe(18)
+        if seat not in free:
+            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        self._sit(conn, seat, msg.name, secrets.token_urlsafe(18))
+
+    def _sit(self, conn: Conn, seat: int, name: str, token: str) -> None:
+        """A person takes a free seat: its token, the seat stored, the match started once every
+        seat for people is taken."""
+        if self.hooks.status() != "waiting" or self.seats[seat].kind != "empty":
+            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        name = (name or f"player {seat}")[:32]
         self.seats[seat] = Seat(
             kind="human",
             name=name,
@@ -180,6 +209,41 @@ class Seating:
         self.broadcast_info()
         if sum(s.kind == "human" for s in self.seats) == self.table.players:
             self.hooks.start_match()
+
+    # -- a matched room's kept seats -------------------------------------------------------
+    def kept_for_key(self, key: str) -> int | None:
+        """The seat kept for the guest whose key this is (compared in constant time)."""
+        return next(
+            (
+                seat
+                for seat, claim in self.reserved.items()
+                if claim.guest_key is not None and secrets.compare_digest(claim.guest_key, key)
+            ),
+            None,
+        )
+
+    def _kept_for_account(self, conn: Conn, wanted: int | None) -> int:
+        """The seat kept for the connection's account (the one it asked for must be it)."""
+        account = conn.account
+        seat = next(
+            (
+                seat
+                for seat, claim in self.reserved.items()
+                if account is not None and claim.account == account.id
+            ),
+            None,
+        )
+        if seat is None or (wanted is not None and wanted != seat):
+            raise _not_kept(seat)
+        return seat
+
+    def _check_kept(self, conn: Conn, seat: int) -> None:
+        """A seat kept for an account is played by that account only, even with its token."""
+        claim = self.reserved.get(seat)
+        if claim is None or claim.account is None:
+            return
+        if conn.account is None or conn.account.id != claim.account:
+            raise _not_kept(None)
 
     def _attach(self, conn: Conn, seat: int) -> None:
         s = self.seats[seat]

@@ -71,7 +71,8 @@ export async function renderLobby(root) {
         <div class="quick-row"><div class="field"><label for="qp-variant">${t("variant")}</label><select id="qp-variant"></select></div>
         <div class="field"><label for="qp-mode">${t("mode")}</label><select id="qp-mode"></select></div>
         <button type="submit" class="primary go" id="create-room">${t("go")}</button></div>
-        <p class="muted quick-note">${t("quick_note")}</p></div>
+        <p class="muted quick-note">${t("quick_note")}</p>
+        <p class="muted friendly-note">${t("friendly_note")}</p></div>
       <div class="form-error" role="alert"></div>
       <details class="more" id="more-settings"><summary>${t("more_settings")}</summary>
       <div class="field"><label for="preset">${t("preset")}</label><select id="preset"></select></div>
@@ -88,7 +89,7 @@ export async function renderLobby(root) {
       <button type="submit">${t("join")}</button> <button type="button" id="watch">${t("spectate")}</button></form>
       <div class="open-rooms"></div></section>
 
-    <section class="card ranks"><h2>${t("leaderboard")}</h2><div class="leaderboard"></div></section>
+    <section class="card ranks"><h2>${t("leaderboard")}</h2><p class="muted ranked-only">${t("ranked_only")}</p><div class="leaderboard"></div></section>
     <section class="card mine"><h2>${t("my_matches")}</h2><div class="my-matches"></div></section>
   </div>`;
   const nameInput = root.querySelector("#player-name");
@@ -253,7 +254,8 @@ async function renderAccounts(root, schema, names) {
     if (mine.ok) {
       const items = mine.body.matches.map((x) => {
         const links = x.hands.map((_, i) => `<a href="/replay/${esc(x.room)}/${i}">${t("hand_no", i + 1)}</a>`).join(" ");
-        return `<li data-room="${esc(x.room)}"><b>${esc(x.room)}</b> ${esc(say(names[x.preset]) || x.preset)} · ${t("place", x.place)} · ${num(x.total)} ` +
+        const kind = x.kind ? ` · ${t(`kind_${x.kind}`)}` : "";
+        return `<li data-room="${esc(x.room)}"><b>${esc(x.room)}</b> ${esc(say(names[x.preset]) || x.preset)}${kind} · ${t("place", x.place)} · ${num(x.total)} ` +
           `<a href="${esc(x.record)}" download>${t("download_record")}</a><br>${links}</li>`;
       }).join("");
       root.querySelector(".my-matches").innerHTML = `<ul>${items || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
