@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fairplay_sim import (  # noqa: E402
+from fairplay_sim import (
     Population,
     Seater,
     Seating,
@@ -45,9 +45,8 @@ from fairplay_sim import (  # noqa: E402
     worker_count,
     write_match,
 )
-
-from laizi.server.fairplay import DEFAULT_THRESHOLD, analyze  # noqa: E402
-from laizi.server.store import Store  # noqa: E402
+from laizi.server.fairplay import DEFAULT_THRESHOLD, analyze
+from laizi.server.store import Store
 
 
 def _play(job: tuple[Seating, int, int]) -> list[list[dict[str, Any]]]:

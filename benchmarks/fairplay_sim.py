@@ -32,7 +32,7 @@ from typing import Any
 from laizi.bots import StrongBot
 from laizi.bots.table import SeatTable
 from laizi.engine import apply, legal_actions, make_ruleset, view
-from laizi.engine.actions import CHOW, DISCARD, PASS, WIN, Action
+from laizi.engine.actions import DISCARD, PASS, WIN, Action
 from laizi.engine.events import encode_all
 from laizi.engine.match import Match
 from laizi.rules import Settings
@@ -70,9 +70,9 @@ class ColludingBot(StrongBot):
     def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
         if len(legal) > 1 and self.partner is not None and self.partner_table is not None:
             table = SeatTable(view)
-            if table.phase in ("claim", "rob") and table.claim_from == self.partner:
-                if any(a.type == WIN for a in legal):
-                    return next(a for a in legal if a.type == PASS)
+            passing = table.phase in ("claim", "rob") and table.claim_from == self.partner
+            if passing and any(a.type == WIN for a in legal):
+                return next(a for a in legal if a.type == PASS)
             if table.phase == "turn" and not any(a.type == WIN for a in legal):
                 fed = self.feed(table, legal)
                 if fed is not None:
@@ -155,9 +155,7 @@ Seater = Callable[[Population, random.Random], Iterator[Seating]]
 """The seating hook: yields every match's table (the ranked queue, or a stand-in)."""
 
 
-def stand_in_seating(
-    together: int, random_tables: int
-) -> Seater:
+def stand_in_seating(together: int, random_tables: int) -> Seater:
     """A stand-in for the queue (see the module): every colluding pair and every club seated
     ``together`` times, plus ``random_tables`` tables of four drawn at random; in random order."""
 
@@ -221,7 +219,9 @@ def register_population(store: Store, population: Population) -> None:
     """Register every account (a cheap password hash: these accounts never log in)."""
     from argon2 import PasswordHasher
 
-    service = Accounts(store.engine, hasher=PasswordHasher(time_cost=1, memory_cost=64, parallelism=1))
+    service = Accounts(
+        store.engine, hasher=PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+    )
     population.ids = []
     for i, name in enumerate(population.names):
         # one address each: the registration limit per address is not what is measured here
@@ -246,7 +246,7 @@ def write_match(
         link_seat(store.engine, room, seat, population.ids[index])
     store.set_status(room, "playing")
     for number, record in enumerate(records):
-        seed = bytes.fromhex(record[-1]["seed"])
+        seed = bytes.fromhex(record[-1].get("seed") or "00" * 32)  # a scripted hand has none
         hand_id = store.start_hand(room, number, record[0]["dealer"], seed, record[:2])
         last = number == len(records) - 1
         store.append(hand_id, 2, record[2:], True, (room, "over") if last else None)

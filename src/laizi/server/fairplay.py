@@ -212,7 +212,7 @@ def _rooms(engine: Engine, ranked_only: bool) -> tuple[list[_Room], str]:
         else:
             note = "all rooms with account seats (the rooms table has no kind column yet)"
     with engine.connect() as c:
-        codes = dict(c.execute(query).tuples().all())
+        codes = {row[0]: row[1] for row in c.execute(query)}
         owners: dict[int, dict[int, int]] = defaultdict(dict)
         for room_id, seat, account, kind in c.execute(
             select(
@@ -225,7 +225,7 @@ def _rooms(engine: Engine, ranked_only: bool) -> tuple[list[_Room], str]:
                 (seats.c.room_id == seat_accounts.c.room_id)
                 & (seats.c.seat == seat_accounts.c.seat),
             )
-        ).tuples():
+        ).all():
             if kind != "bot" and 0 <= seat <= 3 and room_id in codes:
                 owners[room_id][seat] = account
     found = [_Room(r, codes[r], owners[r]) for r in sorted(owners) if len(owners[r]) >= 2]
@@ -251,7 +251,7 @@ def _records(engine: Engine, room_id: int) -> list[tuple[int, list[dict[str, Any
 
 def _names(engine: Engine) -> dict[int, str]:
     with engine.connect() as c:
-        return dict(c.execute(select(accounts.c.id, accounts.c.name)).tuples().all())
+        return {row[0]: row[1] for row in c.execute(select(accounts.c.id, accounts.c.name))}
 
 
 # -- the tallies ------------------------------------------------------------------------------
@@ -359,8 +359,18 @@ def analyze(
                 continue
             total += 1
             _tally(room, number, facts, people, pairs)
+    whole = _Account(
+        deal_ins=sum(x.deal_ins for x in people.values()),
+        discard_opponents=sum(x.discard_opponents for x in people.values()),
+        offers=sum(x.offers for x in people.values()),
+        declined=sum(x.declined for x in people.values()),
+        seen_prev=sum(x.seen_prev for x in people.values()),
+        seen_other=sum(x.seen_other for x in people.values()),
+        claims_prev=sum(x.claims_prev for x in people.values()),
+        claims_other=sum(x.claims_other for x in people.values()),
+    )
     pair_rows = [
-        _score(a, b, pair, people, names)
+        _score(a, b, pair, people, whole, names)
         for (a, b), pair in pairs.items()
         if len(pair.rooms) >= min_matches
     ]
@@ -489,8 +499,18 @@ def _shrunk(count: float, trials: float, prior_rate: float, weight: float) -> fl
     return (count + weight * prior_rate) / (trials + weight)
 
 
+def _laplace(count: float, trials: float) -> float:
+    """The population's rate by the rule of succession, ``(count + 1) / (trials + 2)``: never 0,
+    so that no single event is "impossible" (a rate of 0 would make any p-value 0).
+
+    >>> _laplace(0, 0), _laplace(3, 98)
+    (0.5, 0.04)
+    """
+    return (count + 1) / (max(trials, 0.0) + 2)
+
+
 def _surprise(p: float) -> float:
-    return round(-math.log10(max(p, 1e-300)), 2)
+    return round(-math.log10(max(p, 1e-300)), 2) + 0.0  # + 0.0: never "-0.0"
 
 
 def _signal(
@@ -508,15 +528,31 @@ def _signal(
 
 
 def _score(
-    a: int, b: int, pair: _Pair, people: dict[int, _Account], names: dict[int, str]
+    a: int,
+    b: int,
+    pair: _Pair,
+    people: dict[int, _Account],
+    whole: _Account,
+    names: dict[int, str],
 ) -> dict[str, Any]:
-    everyone = list(people.values())
-    deal_rate = sum(x.deal_ins for x in everyone) / max(
-        1.0, sum(x.discard_opponents for x in everyone)
+    # The population's rates, this pair's dealings with each other left out (in a small
+    # population they would otherwise raise the very rates they are compared with).
+    ab, ba = pair.ways.get(a, _Direction()), pair.ways.get(b, _Direction())
+    deal_rate = _laplace(
+        whole.deal_ins - len(ab.deal_ins) - len(ba.deal_ins),
+        whole.discard_opponents - ab.discards - ba.discards,
     )
-    pass_rate = sum(x.declined for x in everyone) / max(1, sum(x.offers for x in everyone))
-    prev_rate = sum(x.claims_prev for x in everyone) / max(1, sum(x.seen_prev for x in everyone))
-    other_rate = sum(x.claims_other for x in everyone) / max(1, sum(x.seen_other for x in everyone))
+    pass_rate = _laplace(
+        whole.declined - len(ab.declined) - len(ba.declined), whole.offers - ab.offers - ba.offers
+    )
+    prev_rate = _laplace(
+        whole.claims_prev - _claims_as(ab, True) - _claims_as(ba, True),
+        whole.seen_prev - ab.discards_as_prev - ba.discards_as_prev,
+    )
+    other_rate = _laplace(
+        whole.claims_other - _claims_as(ab, False) - _claims_as(ba, False),
+        whole.seen_other - ab.discards_as_other - ba.discards_as_other,
+    )
     signals: list[dict[str, Any]] = []
     evidence: list[dict[str, Any]] = []
     for giver, taker in ((a, b), (b, a)):
@@ -700,7 +736,7 @@ def report_text(report: FairplayReport, lang: Lang) -> str:
                 f"房间 {item['room']} 第 {item['hand']} 局 第 {item['event']} 个事件",
                 f"room {item['room']} hand {item['hand']} event {item['event']}",
             )
-            lines.append(f"    {where}: {what}")
+            lines.append(f"    {where}{pick(lang, '：', ': ')}{what}")
     return "\n".join(lines)
 
 
