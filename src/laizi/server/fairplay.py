@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +55,6 @@ from laizi.engine.events import (
     Discard,
     End,
     Kong,
-    KongPaid,
     Pung,
     Win,
     decode,
@@ -67,7 +65,7 @@ from laizi.engine.record import RecordError, check_events, deal_record, next_dec
 from laizi.engine.state import CLAIM, ROB
 from laizi.i18n import Lang, pick
 from laizi.server.accounts import accounts
-from laizi.server.ratings import seat_accounts
+from laizi.server.ratings import add_payments, no_payments, seat_accounts
 from laizi.server.store import events, hands, rooms, seats
 
 __all__ = [
@@ -112,19 +110,6 @@ class HandFacts:
     """``paid[i][j]``: what seat i paid seat j in the hand."""
 
 
-def _split(paid: list[list[float]], payments: Iterable[float]) -> None:
-    """Add one zero-sum payment, each payer's part to the receivers in proportion."""
-    amounts = list(payments)
-    received = sum(a for a in amounts if a > 0)
-    if received <= 0:
-        return
-    for payer, owed in enumerate(amounts):
-        if owed < 0:
-            for receiver, gets in enumerate(amounts):
-                if gets > 0:
-                    paid[payer][receiver] += -owed * gets / received
-
-
 def hand_facts(record: list[dict[str, Any]]) -> HandFacts:
     """Replay one finished hand's record and collect its facts (RecordError if it does not
     replay: a hand the watch cannot read is reported, not guessed at)."""
@@ -154,7 +139,6 @@ def hand_facts(record: list[dict[str, Any]]) -> HandFacts:
         index += len(new)
     if index < len(record):
         raise RecordError(index, "events after the end of the hand")
-    kong_payments: list[float] = [0.0] * 4
     for index, event in enumerate(typed):
         if isinstance(event, Discard) and not event.lay_out:
             facts.discards[event.seat] += 1
@@ -162,16 +146,12 @@ def hand_facts(record: list[dict[str, Any]]) -> HandFacts:
             facts.deal_ins.append((event.from_, event.seat, index, event.tile))
         elif isinstance(event, Chow | Pung | Kong):
             facts.claims.append((event.seat, event.from_, index, _CLAIMED[type(event)], event.tile))
-        elif isinstance(event, KongPaid):
-            _split(facts.paid, event.payments)
-            kong_payments = [
-                k + float(p) for k, p in zip(kong_payments, event.payments, strict=True)
-            ]
         elif isinstance(event, End):
-            rest = [
-                float(p) - k for p, k in zip(event.exact_payments(), kong_payments, strict=True)
-            ]
-            _split(facts.paid, rest)
+            # who paid whom: the booking's split (laizi.server.ratings.add_payments); a kong
+            # paid on the spot is split with the hand's other payments, as its End gives them
+            paid = no_payments()
+            add_payments(paid, event.exact_payments())
+            facts.paid = [[float(x) for x in row] for row in paid]
     return facts
 
 
