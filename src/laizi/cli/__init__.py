@@ -14,6 +14,7 @@ from laizi.cli import arena as _arena  # noqa: F401
 from laizi.cli import botcheck as _botcheck  # noqa: F401
 from laizi.cli import deal as _deal  # noqa: F401
 from laizi.cli import export as _export  # noqa: F401
+from laizi.cli import fairplay as _fairplay  # noqa: F401
 from laizi.cli import play as _play  # noqa: F401
 from laizi.cli import replay as _replay  # noqa: F401
 from laizi.cli import score as _score  # noqa: F401

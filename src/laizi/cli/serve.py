@@ -59,6 +59,13 @@ def serve(
     redis_prefix: str = typer.Option(
         "laizi:", "--redis-prefix", help="With --redis: the prefix of every key and channel."
     ),
+    admin: str = typer.Option(
+        None,
+        "--admin",
+        metavar="NAME[,NAME]",
+        help="Accounts that may read GET /api/admin/fairplay, the collusion watch (default none:"
+        " 403 to every account).",
+    ),
     # Resource limits (laizi.server.limits.ServerLimits; docs/server.md lists them all).
     max_body_bytes: int = typer.Option(1_000_000, help="Largest HTTP request body (413 beyond)."),
     hash_workers: int = typer.Option(
@@ -127,6 +134,7 @@ def serve(
     try:
         import uvicorn
 
+        from laizi.server.admin import admin_names
         from laizi.server.app import HaltingServer, create_app
         from laizi.server.connections import ConnectionLimits, connection_protocols
         from laizi.server.limits import ServerLimits
@@ -190,7 +198,7 @@ def serve(
         connection_limits, proxies, cluster=cluster is not None
     )
     config = uvicorn.Config(
-        create_app(url, limits, cluster),
+        create_app(url, limits, cluster, admin_names(admin)),
         host=host,
         port=port,
         log_level=log_level,

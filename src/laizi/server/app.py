@@ -18,6 +18,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, WebSocketRoute
 
 from laizi.hand import load_tables
+from laizi.server.admin import admin_routes
 from laizi.server.api import api_routes, attach
 from laizi.server.botseat import bot_websocket
 from laizi.server.bottokens import bot_token_routes
@@ -116,12 +117,16 @@ class HaltingServer(uvicorn.Server):
 
 
 def create_app(
-    db_url: str, limits: ServerLimits | None = None, cluster: ClusterConfig | None = None
+    db_url: str,
+    limits: ServerLimits | None = None,
+    cluster: ClusterConfig | None = None,
+    admins: frozenset[str] = frozenset(),
 ) -> Starlette:
     """The Starlette application; the database is migrated and the rooms recovered at startup.
 
     ``limits``: the resource limits (docs/server.md), the defaults when None; ``cluster``: join
-    a cluster (``laizi serve --redis``), None: a process on its own."""
+    a cluster (``laizi serve --redis``), None: a process on its own; ``admins``: the account
+    names that may read the admin routes (``laizi serve --admin``, :mod:`laizi.server.admin`)."""
     limits = limits or ServerLimits()
 
     def hub() -> Hub:
@@ -142,6 +147,7 @@ def create_app(
         WebSocketRoute("/ws", websocket),
         WebSocketRoute("/ws/bot", bot_websocket),  # outside bots: docs/bot-protocol.md
         *api_routes(hub),
+        *admin_routes(hub, admins),
         *bot_token_routes(hub),
     ]
     app = Starlette(

@@ -88,6 +88,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "bad_login": ("名字或密码错误", "wrong name or password"),
     "name_taken": ("名字已被占用", "the name is taken"),
     "not_logged_in": ("没有登录（以游客身份在玩）", "not logged in (playing as a guest)"),
+    "not_admin": ("只有管理员可以查看", "administrators only"),
     "login_locked": ("登录失败太多次，请稍后再试", "too many failed logins; try again later"),
     "login_slowed": ("这个账号正被频繁尝试，请稍后再试", "this account is being tried often; wait"),
     "error": ("出错了", "something went wrong"),

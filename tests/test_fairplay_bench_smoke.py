@@ -1,0 +1,26 @@
+"""CI's short run of the collusion watch's benchmark: it runs, prints INTERFACES.md's keys, no
+errors (the full run's figures: docs/fairplay.md)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_fairplay.py"
+
+
+def test_bench_fairplay_smoke() -> None:
+    result = subprocess.run(
+        [sys.executable, str(BENCH), "--json", "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    figures = json.loads(result.stdout.splitlines()[-1])
+    assert figures["errors"] == 0, figures["error_kinds"]
+    for key in ("colluding_flagged", "honest_flagged"):
+        assert 0 <= figures[key] <= 1, key
+    assert figures["pairs_colluding"] == 1 and figures["pairs_honest"] >= 6
+    assert figures["matches"] == 8 and figures["hands"] == figures["hands_read"] == 16
+    assert figures["seconds"] > 0 and "load_average" in figures
