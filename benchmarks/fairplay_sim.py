@@ -236,11 +236,12 @@ def write_match(
     code: str,
     rules: str = RULES,
 ) -> list[dict[str, Any]]:
-    """Store a played match as a server does — the room, its seats linked to the accounts, each
-    hand started then its events appended and committed, the room over — and book it."""
+    """Store a played ranked match as a server does — the room, its seats linked to the
+    accounts, each hand started then its events appended and committed, the room over — and
+    book it."""
     settings = Settings.from_json(rules)
     table = TableSettings(players=4, hands=len(records)).to_json()
-    room = store.create_room(code, settings.to_json(), table)
+    room = store.create_room(code, settings.to_json(), table, kind="ranked")
     for seat, index in enumerate(seating.seats):
         store.set_seat(room, seat, "human", population.names[index], secrets.token_hex(8))
         link_seat(store.engine, room, seat, population.ids[index])

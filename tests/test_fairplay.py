@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
 from laizi.engine.script import run_script
 from laizi.server.fairplay import analyze, hand_facts
-from laizi.server.store import Store
+from laizi.server.store import Store, rooms
 from tests.cli_helpers import run
 from tests.server_helpers import http, login_cookie
 
@@ -173,7 +174,7 @@ def test_cli_json_lists_the_flagged_pair_with_its_evidence(db_url: str) -> None:
         "pairs_considered",
         "flagged",
     }
-    assert report["ranked_filter"] == "all rooms with account seats"
+    assert report["ranked_filter"] == "ranked rooms"
     assert report["pairs_considered"] == 6 and len(report["flagged"]) == 6
     ann_bo = next(p for p in report["flagged"] if p["accounts"] == ["Ann", "Bo"])
     assert {(e["room"], e["event"]) for e in ann_bo["evidence"]} == {("F0", 5), ("F1", 5)}
@@ -181,8 +182,21 @@ def test_cli_json_lists_the_flagged_pair_with_its_evidence(db_url: str) -> None:
     assert text.returncode == 0
     assert "房间 F0 第 0 局 第 5 个事件：Ann 可以和 Bo 打出的 5z，却没有和" in text.stdout
     assert "不会自动封号" in text.stdout
-    ranked = run("fairplay", "--db", db_url, "--json", "--ranked-only")
-    assert "no kind column" in json.loads(ranked.stdout)["ranked_filter"]
+
+
+def test_only_ranked_matches_count_unless_all_rooms_is_asked(db_url: str) -> None:
+    """Friends choose their table in a friendly room: the watch reads ranked rooms only."""
+    _pass_on_each_other(db_url)
+    store = Store(db_url)
+    with store.engine.begin() as c:
+        c.execute(update(rooms).where(rooms.c.code == "F1").values(kind="friendly"))
+    ranked = analyze(store.engine, min_matches=1, threshold=0.0)
+    every = analyze(store.engine, min_matches=1, threshold=0.0, all_rooms=True)
+    store.close()
+    assert (ranked.rooms, ranked.ranked_filter) == (1, "ranked rooms")
+    assert (every.rooms, every.ranked_filter) == (2, "all rooms with account seats")
+    result = run("fairplay", "--db", db_url, "--json", "--min-matches", "1", "--all-rooms")
+    assert json.loads(result.stdout.splitlines()[-1])["rooms"] == 2
 
 
 def test_cli_refuses_what_is_not_a_server_database(tmp_path: Path) -> None:

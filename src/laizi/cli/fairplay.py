@@ -43,11 +43,11 @@ def fairplay_command(
         min=0.0,
         help="Flag a pair whose score (-log10 of its corrected p-value) reaches this.",
     ),
-    ranked_only: bool = typer.Option(
+    all_rooms: bool = typer.Option(
         False,
-        "--ranked-only",
-        help="Only ranked rooms (once the database records a room's kind; until then all rooms"
-        " with account seats, and the report says so).",
+        "--all-rooms",
+        help="Read friendly and casual rooms too (by default only ranked matches count: friends"
+        " choose their table in a friendly room).",
     ),
     lang: str | None = LangOption,
 ) -> None:
@@ -58,7 +58,7 @@ def fairplay_command(
 
     engine = _engine(db, language)
     try:
-        report = analyze(engine, min_matches, threshold, ranked_only)
+        report = analyze(engine, min_matches, threshold, all_rooms)
     except Exception as error:
         fail(_unreadable(db, error, language))
     finally:

@@ -79,10 +79,10 @@ def admin_routes(get_hub: Callable[[], Hub], admins: Iterable[str]) -> list[Rout
                 "min_matches 须为 1–1000000，threshold 须为 0–1000",
                 400,
             )
-        ranked_only = request.query_params.get("ranked_only", "") in ("1", "true")
+        all_rooms = request.query_params.get("all_rooms", "") in ("1", "true")
         async with lock:
             report = await asyncio.to_thread(
-                analyze, hub.store.engine, min_matches, threshold, ranked_only
+                analyze, hub.store.engine, min_matches, threshold, all_rooms
             )
         return JSONResponse(report.to_json())
 

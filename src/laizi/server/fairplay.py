@@ -7,9 +7,9 @@ What is read: every finished hand of every room with at least two seats linked t
 ``seat_accounts`` table; a seat a bot played is no account's), from the stored records, each event
 decoded to its typed Struct (:mod:`laizi.engine.events`) and the hand replayed with the engine
 (:func:`laizi.engine.record.deal_record`, :func:`laizi.engine.apply`), so whether a ``pass`` gave
-up a legal win is recomputed by the rules, not guessed.  ``ranked_only`` keeps the rooms whose
-``kind`` is ``ranked`` once the rooms table has that column (issue 26, item 3); without it every
-room counts, and the report says so (``ranked_filter``).
+up a legal win is recomputed by the rules, not guessed.  Only ranked rooms count (``rooms.kind``,
+issue 26 item 3: friends choose their table in a friendly room, so pairs there prove nothing);
+``all_rooms`` reads friendly and casual rooms too, and the report says which (``ranked_filter``).
 
 The signals, each for one direction of a pair (``from`` helps ``to``), each tested against the
 helper's own behaviour towards everybody else (its base rate with the partner left out, shrunk
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from sqlalchemy import Engine, inspect, literal_column, select
+from sqlalchemy import Engine, inspect, select
 
 from laizi.engine.actions import WIN
 from laizi.engine.events import (
@@ -179,18 +179,19 @@ def _has_kind(engine: Engine) -> bool:
     return any(c["name"] == "kind" for c in inspect(engine).get_columns("rooms"))
 
 
-def _rooms(engine: Engine, ranked_only: bool) -> tuple[list[_Room], str]:
-    """The rooms with two or more account seats (in id order), and which filter applied."""
+def _rooms(engine: Engine, all_rooms: bool) -> tuple[list[_Room], str]:
+    """The rooms with two or more account seats (in id order): the ranked ones, or with
+    ``all_rooms`` friendly and casual rooms too; and which filter applied."""
     query = select(rooms.c.id, rooms.c.code)
     note = "all rooms with account seats"
-    if ranked_only:
-        if _has_kind(engine):
-            kind = rooms.c.get("kind")  # not in this version's metadata: the column by name
-            column = kind if kind is not None else literal_column("rooms.kind")
-            query = query.where(column == "ranked")
-            note = "ranked rooms"
-        else:
-            note = "all rooms with account seats (the rooms table has no kind column yet)"
+    if not all_rooms:
+        if not _has_kind(engine):
+            raise ValueError(
+                "the database predates ranked rooms (no rooms.kind): start `laizi serve` on it "
+                "once to upgrade it, or pass --all-rooms"
+            )
+        query = query.where(rooms.c.kind == "ranked")
+        note = "ranked rooms"
     with engine.connect() as c:
         codes = {row[0]: row[1] for row in c.execute(query)}
         owners: dict[int, dict[int, int]] = defaultdict(dict)
@@ -320,11 +321,11 @@ def analyze(
     engine: Engine,
     min_matches: int = DEFAULT_MIN_MATCHES,
     threshold: float = DEFAULT_THRESHOLD,
-    ranked_only: bool = False,
+    all_rooms: bool = False,
 ) -> FairplayReport:
     """Read every room with account seats and score every pair of accounts (the module's
     notes); nothing is written."""
-    found, note = _rooms(engine, ranked_only)
+    found, note = _rooms(engine, all_rooms)
     names = _names(engine)
     people: dict[int, _Account] = defaultdict(_Account)
     pairs: dict[tuple[int, int], _Pair] = defaultdict(_Pair)
