@@ -10,6 +10,8 @@ from random import Random
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from laizi.rules import RANKS
 from laizi.server.errors import CATALOGUE
@@ -206,6 +208,13 @@ def test_only_the_last_n_tables_of_either_count() -> None:
     assert seated() == ["p0", "p2", "p3", "p4"]  # still 4 of p1's last 20
     history.add([1, 6])
     assert seated() == ["p0", "p1", "p2", "p3"]  # 3 of p1's last 20: not more than K
+
+    history = RecentTables()  # the other way round: 4 of p0's last 20, none of p1's
+    for _ in range(4):
+        history.add([0, 1])
+    for _ in range(20):
+        history.add([1, 5])
+    assert seated() == ["p0", "p2", "p3", "p4"]
 
 
 # -- casual -----------------------------------------------------------------------------------
@@ -493,3 +502,152 @@ def test_an_accept_at_the_deadline_or_for_another_match_is_refused() -> None:
             mm.accept(key, match_id, now)
         assert (gone.value.code, gone.value.params) == ("match_gone", {"match": match_id})
     assert mm.matched() == {f"p{i}" for i in range(8)}
+
+
+# -- properties -------------------------------------------------------------------------------
+ADDRESSES = ("10.0.0.1", "10.0.0.2", "10.0.0.3", None)
+POINTS = (0, 0, 1000, PHOENIX)
+
+people_st = st.lists(
+    st.tuples(
+        st.integers(0, 16).map(lambda r: r / 2),
+        st.sampled_from(POINTS),
+        st.sampled_from(ADDRESSES),
+        st.integers(0, 5).map(bool),  # about one in six a guest
+    ),
+    min_size=12,
+    max_size=12,
+)
+enqueue_st = st.tuples(
+    st.just("enqueue"),
+    st.integers(0, 11),
+    st.sampled_from([PRESET, PRESET, PRESET, OTHER, "nope"]),
+    st.sampled_from(["ranked", "ranked", "ranked", "casual", "rated"]),
+    st.sampled_from([None, None, None, None, "general", "upper", "phoenix", "x"]),
+)
+ops_st = st.lists(
+    st.one_of(
+        enqueue_st,
+        enqueue_st,
+        enqueue_st,
+        st.tuples(st.just("dequeue"), st.integers(0, 11)),
+        st.tuples(st.just("accept"), st.integers(0, 11), st.integers(0, 5).map(bool)),
+        st.tuples(st.just("accept"), st.integers(0, 11), st.just(True)),
+        st.tuples(st.just("disconnect"), st.integers(0, 11)),
+        st.tuples(st.just("reconnect"), st.integers(0, 11)),
+        st.tuples(st.just("tick"), st.sampled_from([0.0, 1.0, 3.0, 9.5, 10.0, 25.0, 320.0])),
+    ),
+    min_size=20,
+    max_size=120,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(people_st, ops_st, st.integers(0, 2**32 - 1))
+def test_nobody_is_lost_or_matched_twice_and_no_table_breaks_a_rule(
+    pool: list[tuple[float, int, str | None, bool]],
+    ops: list[tuple[Any, ...]],
+    seed: int,
+) -> None:
+    rules = MatchSettings(together_k=1, together_n=3)
+    history = RecentTables()
+    seated: set[str] = set()
+    mm = Matchmaker(rules, presets=[PRESET, OTHER], history=history, at_table=seated.__contains__)
+    people = [
+        Person(f"p{i}", account=i if is_account else None, points=p, rating=r, address=a)
+        for i, (r, p, a, is_account) in enumerate(pool)
+    ]
+    rng = Random(seed)
+    now = 0.0
+    active: set[str] = set()  # what the matchmaker must hold: queued or awaiting an accept
+    enqueued = removed = confirmed = 0
+
+    def check_new(match: Match) -> None:
+        keys_ = [p.key for p in match.people]
+        assert len(set(keys_)) == len(keys_) == len(match.seats) - len(match.bots)
+        assert len(match.seats) == 4 and match.deadline == match.formed + rules.accept_s
+        if match.bucket.kind == "casual":
+            assert 1 <= len(keys_) <= 4 and match.band is None
+            return
+        assert len(keys_) == 4 and match.bots == ()
+        assert all(match.bucket.tier in {t.id for t in allowed(p.points)} for p in match.people)
+        ratings = [p.rating for p in match.people]
+        assert match.band is not None and max(ratings) - min(ratings) <= match.band
+        for a in match.people:
+            assert a.account is not None
+            for b in match.people:
+                if a is b:
+                    continue
+                assert a.address is None or a.address != b.address
+                assert b.account is not None
+                assert history.recent_partners(a.account, 3).get(b.account, 0) <= 1
+
+    warm_up = [
+        ("enqueue", i, PRESET, "casual" if p.account is None else "ranked", "general")
+        for i, p in enumerate(people)
+    ]
+    for op in warm_up + ops:
+        before = (mm.queued(), mm.matched())
+        if op[0] == "enqueue":
+            _, i, preset, kind, tier = op
+            try:
+                mm.enqueue(people[i], preset, kind, now, tier)
+            except ProtocolError as error:
+                assert error.code in CATALOGUE
+                assert (mm.queued(), mm.matched()) == before
+            else:
+                if people[i].key not in active:
+                    enqueued += 1
+                    active.add(people[i].key)
+        elif op[0] == "dequeue":
+            key = people[op[1]].key
+            assert mm.dequeue(key) == (key in active)
+            if key in before[0]:
+                active.discard(key)
+                removed += 1
+        elif op[0] == "accept":
+            key = people[op[1]].key
+            match = mm.match_of(key)
+            try:
+                done = mm.accept(key, match.id if match and op[2] else "m0", now)
+            except ProtocolError as error:
+                assert error.code == "match_gone"
+                continue
+            if done is not None:
+                confirmed += len(done.people)
+                active -= {p.key for p in done.people}
+                if done.bucket.kind == "ranked":
+                    history.add(p.account for p in done.people if p.account is not None)
+        elif op[0] == "disconnect":
+            mm.disconnect(people[op[1]].key, now)
+        elif op[0] == "reconnect":
+            mm.reconnect(people[op[1]].key)
+        else:
+            now += op[1]
+            tick = mm.tick(now, rng)
+            gone = set(tick.dropped)
+            for lapsed in tick.lapsed:
+                gone |= set(lapsed.left) | {key for key, _ in lapsed.barred}
+                assert {
+                    *lapsed.kept,
+                    *lapsed.requeued,
+                    *lapsed.left,
+                    *(k for k, _ in lapsed.barred),
+                } == {p.key for p in lapsed.match.people}
+            removed += len(gone)
+            active -= gone
+            for match in tick.matches:
+                check_new(match)
+        queued, matched = mm.queued(), mm.matched()
+        assert not queued & matched
+        assert queued | matched == active
+        assert enqueued == len(active) + removed + confirmed
+        by_match: dict[str, set[str]] = {}
+        for key in matched:
+            found = mm.match_of(key)
+            assert found is not None
+            by_match.setdefault(found.id, set()).add(key)
+        for held in by_match.values():
+            match = mm.match_of(next(iter(held)))
+            assert match is not None and held == {p.key for p in match.people}
+        assert sum(mm.counts().values()) == len(queued)
