@@ -4,9 +4,11 @@ counts, every coded error, and properties over random sequences of what players 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from fractions import Fraction
 from random import Random
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -27,6 +29,7 @@ from laizi.server.matchmaking import (
     allowed,
     tier_of,
 )
+from laizi.server.matchmaking import queue as queue_module
 from laizi.server.protocol import ProtocolError
 
 PRESET = "baishan"
@@ -591,11 +594,12 @@ def test_nobody_is_lost_or_matched_twice_and_no_table_breaks_a_rule(
         if op[0] == "enqueue":
             _, i, preset, kind, tier = op
             try:
-                mm.enqueue(people[i], preset, kind, now, tier)
+                status = mm.enqueue(people[i], preset, kind, now, tier)
             except ProtocolError as error:
                 assert error.code in CATALOGUE
                 assert (mm.queued(), mm.matched()) == before
             else:
+                assert status == mm.status(people[i].key, now) == mm.statuses(now)[people[i].key]
                 if people[i].key not in active:
                     enqueued += 1
                     active.add(people[i].key)
@@ -651,3 +655,64 @@ def test_nobody_is_lost_or_matched_twice_and_no_table_breaks_a_rule(
             match = mm.match_of(next(iter(held)))
             assert match is not None and held == {p.key for p in match.people}
         assert sum(mm.counts().values()) == len(queued)
+
+
+# -- the work per tick ------------------------------------------------------------------------
+class CountedFloat(float):
+    """A rating that counts how often it is compared (the sorts' comparisons, the sweep's)."""
+
+    compared = 0
+
+    def __lt__(self, other: object) -> bool:
+        CountedFloat.compared += 1
+        return float(self) < float(other)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        CountedFloat.compared += 1
+        return float(self) == other
+
+    __hash__ = float.__hash__
+
+
+def tick_work(n: int, address: str | None) -> tuple[int, int]:
+    """Lines run in the matchmaker's module plus rating comparisons, for one tick over ``n``
+    waiting players of one ranked queue (ratings spread over 0–50); and the tables formed."""
+    spread = Random(n)
+    mm = Matchmaker(presets=[PRESET])
+    for i in range(n):
+        rating = CountedFloat(round(spread.uniform(0, 50), 3))
+        mm.enqueue(
+            Person(f"p{i}", account=i, rating=rating, address=address), PRESET, "ranked", 0.0
+        )
+    lines = 0
+    here = queue_module.__file__
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal lines
+        if frame.f_code.co_filename != here:
+            return None
+        if event == "line":
+            lines += 1
+        return trace
+
+    CountedFloat.compared = 0
+    old = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        tick = mm.tick(10.0, Random(0))
+    finally:
+        sys.settrace(old)
+    return lines + CountedFloat.compared, len(tick.matches)
+
+
+@pytest.mark.parametrize("address", [None, "10.9.9.9"], ids=["tables", "nobody-fits"])
+def test_a_ticks_work_grows_as_n_log_n(address: str | None) -> None:
+    """Doubling the queue (2000 → 4000) at most ~2.3× the work: n log n gives 2 × log 4000 /
+    log 2000 = 2.18, a quadratic sweep 4.  Counted, not timed: the same on a loaded machine."""
+    small, small_tables = tick_work(2000, address)
+    large, large_tables = tick_work(4000, address)
+    if address is None:
+        assert small_tables > 400 and large_tables > 900  # most of them are seated
+    else:
+        assert small_tables == large_tables == 0  # each looks at its neighbours, finds none
+    assert large / small <= 2.3, (small, large)

@@ -306,13 +306,15 @@ class Matchmaker:
         if old is not None and old.bucket == bucket:
             old.person = person
             old.offline_since = None
-        else:
-            if old is not None:
-                self._remove(old)
-            self._add(_Entry(person, bucket, now, self._next_seq()))
-        status = self.status(person.key, now)
-        assert status is not None
-        return status
+            status = self.status(person.key, now)
+            assert status is not None
+            return status
+        if old is not None:
+            self._remove(old)
+        entry = _Entry(person, bucket, now, self._next_seq())
+        self._add(entry)
+        # the newest in its queue: last (O(1); ``now`` never goes back)
+        return self._status(entry, len(self._buckets[bucket]), now)
 
     def dequeue(self, key: str) -> bool:
         """``key`` leaves their queue; during an accept this declines the match (a no-show;
