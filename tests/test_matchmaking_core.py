@@ -376,6 +376,17 @@ def test_a_disconnected_person_keeps_their_place_for_the_grace_and_is_not_matche
     assert sorted(p.key for p in match.people) == ["p0", "p2", "p3", "p5"]
 
 
+def test_a_queued_person_found_at_a_table_leaves_the_queue_unmatched() -> None:
+    seated: set[str] = set()
+    mm = Matchmaker(presets=[PRESET], at_table=seated.__contains__)
+    queue_all(mm, [person(i) for i in range(5)], 0.0)
+    seated.add("p0")  # joined a room by link while queued (the server forgot to unqueue)
+    tick = mm.tick(1.0, Random(0))
+    assert tick.dropped == ("p0",)
+    assert [sorted(p.key for p in m.people) for m in tick.matches] == [["p1", "p2", "p3", "p4"]]
+    assert mm.queued() == set() and mm.status("p0", 1.0) is None
+
+
 def test_queueing_again_replaces_the_queue_and_the_same_queue_keeps_the_wait() -> None:
     mm = Matchmaker(presets=[PRESET, OTHER])
     mm.enqueue(person(1), PRESET, "ranked", 0.0)
@@ -538,6 +549,7 @@ ops_st = st.lists(
         st.tuples(st.just("accept"), st.integers(0, 11), st.just(True)),
         st.tuples(st.just("disconnect"), st.integers(0, 11)),
         st.tuples(st.just("reconnect"), st.integers(0, 11)),
+        st.tuples(st.just("sit"), st.integers(0, 11), st.booleans()),
         st.tuples(st.just("tick"), st.sampled_from([0.0, 1.0, 3.0, 9.5, 10.0, 25.0, 320.0])),
     ),
     min_size=20,
@@ -567,6 +579,7 @@ def test_nobody_is_lost_or_matched_twice_and_no_table_breaks_a_rule(
 
     def check_new(match: Match) -> None:
         keys_ = [p.key for p in match.people]
+        assert not seated & set(keys_)
         assert len(set(keys_)) == len(keys_) == len(match.seats) - len(match.bots)
         assert len(match.seats) == 4 and match.deadline == match.formed + rules.accept_s
         if match.bucket.kind == "casual":
@@ -626,6 +639,8 @@ def test_nobody_is_lost_or_matched_twice_and_no_table_breaks_a_rule(
             mm.disconnect(people[op[1]].key, now)
         elif op[0] == "reconnect":
             mm.reconnect(people[op[1]].key)
+        elif op[0] == "sit":  # joins (or leaves) a room by link
+            (seated.add if op[2] else seated.discard)(people[op[1]].key)
         else:
             now += op[1]
             tick = mm.tick(now, rng)

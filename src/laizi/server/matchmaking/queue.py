@@ -128,7 +128,8 @@ class Tick:
     """New matches, waiting for their people's ``accept``."""
     lapsed: tuple[Lapsed, ...]
     dropped: tuple[str, ...]
-    """Queued people whose connection stayed away past the grace: no longer queued."""
+    """No longer queued: their connection stayed away past the grace, or they were found at a
+    table (``at_table``)."""
 
 
 class Status(NamedTuple):
@@ -378,7 +379,7 @@ class Matchmaker:
     # -- the ticks ------------------------------------------------------------------------------
     def tick(self, now: float, rng: Random) -> Tick:
         """Lapse the matches past their accept window, drop the queued people offline past the
-        grace, then form every table the queues allow.
+        grace or found at a table, then form every table the queues allow.
 
         **Work**: O(n log n) in the n people waiting.  Each ranked queue is sorted once by
         rating and once by wait; then, longest wait first, a person's table is sought among at
@@ -391,7 +392,14 @@ class Matchmaker:
         dropped = self._drop(now)
         matches: list[Match] = []
         for bucket in sorted(self._buckets):
-            entries = [e for e in self._buckets[bucket].values() if e.offline_since is None]
+            entries: list[_Entry] = []
+            for entry in list(self._buckets[bucket].values()):
+                if self._at_table(entry.person.key):  # seated meanwhile: never at two tables
+                    self._offline.pop(entry.person.key, None)
+                    self._remove(entry)
+                    dropped.append(entry.person.key)
+                elif entry.offline_since is None:
+                    entries.append(entry)
             if bucket.kind == "ranked":
                 tables = self._pair_ranked(entries, now)
             else:
@@ -565,7 +573,7 @@ class Matchmaker:
             entry = self._queued.get(key)
             if entry is not None:
                 self._remove(entry)
-        return [k for k in gone]
+        return gone
 
     # -- what the server shows ------------------------------------------------------------------
     def status(self, key: str, now: float) -> Status | None:
