@@ -385,8 +385,8 @@ class Matchmaker:
         rating and once by wait; then, longest wait first, a person's table is sought among at
         most ``neighbours`` still-waiting people on each side of their rating (a linked list
         over the rating order, from which the seated are unlinked in O(1)) within their band —
-        O(1) per person.  A casual queue is sorted once by wait and cut into tables.  The
-        lapses and drops cost O(what lapsed or dropped)."""
+        O(1) per person.  A casual queue is sorted once by wait and cut into tables.  Finding
+        the lapses and drops costs O(matches awaiting an accept + people offline)."""
         self._partners.clear()
         lapsed = self._lapse(now)
         dropped = self._drop(now)
