@@ -91,6 +91,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "not_admin": ("只有管理员可以查看", "administrators only"),
     "login_locked": ("登录失败太多次，请稍后再试", "too many failed logins; try again later"),
     "login_slowed": ("这个账号正被频繁尝试，请稍后再试", "this account is being tried often; wait"),
+    # -- matchmaking (laizi.server.matchmaking) --
+    "bad_kind": ("匹配类型只能是排位或休闲", "the kind of game is ranked or casual"),
+    "bad_preset": ("没有这个预设玩法", "no game has that preset"),
+    "bad_tier": ("没有这个段位", "no tier has that name"),
+    "tier_too_high": ("你的段位不能在这一级排队", "your rank can't queue in that tier"),
+    "at_table": ("你正在牌桌上，不能排队", "you are at a table: no queueing"),
+    "in_match": ("已经匹配到对局，请先确认", "a match is waiting for your accept"),
+    "match_gone": ("这场匹配已取消或已失效", "that match was cancelled or is no longer yours"),
+    "queue_cooldown": ("多次未确认匹配，请稍后再排队", "too many matches not accepted: wait"),
     "error": ("出错了", "something went wrong"),
 }
 """Every error code: (Chinese, English).  Stable: clients key their own texts on the code."""
