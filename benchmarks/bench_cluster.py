@@ -23,7 +23,7 @@ own capped at ``F`` of one CPU (``cgroup_cpu.py``: cgroup v1 ``cpu.cfs_quota_us`
 a 10 ms period), entered before the process runs, so its threads and workers are capped with it;
 the clients, Redis and PostgreSQL are not.  Then ``tables_1`` and ``tables_2`` measure the
 servers, not the machine: on 2 cores, 0.4 each leaves the clients, Redis and PostgreSQL 1.2 CPUs.
-The default steps are finer then (10 to 200 tables).  The groups are removed at the end, on an
+The default steps are finer then (5 to 200 tables).  The groups are removed at the end, on an
 error, Ctrl-C, SIGTERM or SIGHUP too.  Making them needs root: where no hierarchy is writable (not
 root, a read-only mount, no cpu controller) the benchmark says so on stderr and exits 2 before
 starting anything.
@@ -32,7 +32,9 @@ Keys printed as the last line with ``--json`` (INTERFACES.md): ``tables_1``, ``t
 ``failover_s``, ``errors`` (error messages, unexpected disconnects and timeouts in the steps
 counted, and killed tables whose person did not get back within 30 s); also ``tables_ratio``
 (``tables_2 / tables_1``, null when ``tables_1`` is 0), ``cpu_quota`` (``F``, null without the
-flag), each step's figures (``steps_1``, ``steps_2``) and the machine's ``load_average``.
+flag), each step's figures (``steps_1``, ``steps_2``; ``server_cpu``: each server process's CPU
+use while measured, in CPUs — at ``F`` the servers are the limit, below it something else is;
+``client_cpu``: the scripted people's, all in this process) and the machine's ``load_average``.
 
 ``--quick`` (CI's smoke run): steps of 2 and 4 tables, 2 s each, 4 failover tables.
 """
@@ -60,7 +62,7 @@ from typing import Any
 import websockets
 
 from bench_server import Stats, player
-from cgroup_cpu import DEFAULT_ROOT, CgroupUnavailable, CpuGroups
+from cgroup_cpu import DEFAULT_ROOT, CgroupUnavailable, CpuGroups, cpu_seconds
 from server_process import SRC, create_room, free_port, report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +70,7 @@ P99_GOAL_MS = 50.0
 STEPS = [25, 50, 100, 150, 200, 300, 400]
 # Capped servers hold fewer tables: finer steps, or the ratio tables_2 / tables_1 is mostly the
 # steps' (25 → 50 is 2.0, 50 → 50 is 1.0).
-QUOTA_STEPS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 140, 160, 180, 200]
+QUOTA_STEPS = [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 60, 70, 80, 100, 120, 150, 200]
 
 
 @contextmanager
@@ -122,34 +124,42 @@ class Processes:
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def __enter__(self) -> Processes:
-        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        for port in self.ports:  # one after the other: the first one migrates the database
-            args = ["serve", "--port", str(port), "--db", self.db, "--redis", self.redis]
-            args += ["--redis-prefix", self.prefix, "--log-level", "warning"]
-            # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
-            args += ["--rooms-per-address", "5000", "--connections-per-address", "10000"]
-            # --cpu-quota: the process enters its capped group before it runs (its threads and
-            # worker processes with it); the clients, Redis and PostgreSQL stay outside
-            join = None if self.cpu is None else self.cpu.new().join
-            with open(self.where / f"node-{port}.log", "ab") as log:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", "from laizi.cli import main; main()", *args],
-                    env=env,
-                    stdout=log,
-                    stderr=log,
-                    preexec_fn=join,
-                )
-            self.procs.append(proc)
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                        break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit(f"the process on port {port} did not start") from None
-                    time.sleep(0.05)
+        try:
+            for port in self.ports:  # one after the other: the first one migrates the database
+                self._start(port)
+        except BaseException:  # one did not start, or Ctrl-C: none is left running
+            self.__exit__()
+            raise
         return self
+
+    def _start(self, port: int) -> None:
+        """``laizi serve`` on ``port``, once it answers."""
+        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        args = ["serve", "--port", str(port), "--db", self.db, "--redis", self.redis]
+        args += ["--redis-prefix", self.prefix, "--log-level", "warning"]
+        # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
+        args += ["--rooms-per-address", "5000", "--connections-per-address", "10000"]
+        # --cpu-quota: the process enters its capped group before it runs (its threads and
+        # worker processes with it); the clients, Redis and PostgreSQL stay outside
+        join = None if self.cpu is None else self.cpu.new().join
+        with open(self.where / f"node-{port}.log", "ab") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", "from laizi.cli import main; main()", *args],
+                env=env,
+                stdout=log,
+                stderr=log,
+                preexec_fn=join,
+            )
+        self.procs.append(proc)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"the process on port {port} did not start") from None
+                time.sleep(0.05)
 
     def __exit__(self, *exc: object) -> None:
         for proc in self.procs:
@@ -195,9 +205,17 @@ async def ramp(procs: Processes, steps: list[int], seconds: float, warmup: float
             await asyncio.sleep(warmup)
             stats.latencies.clear()
             before = stats.errors
+            used = [cpu_seconds(proc.pid) for proc in procs.procs]
+            started, own = time.monotonic(), time.process_time()
             stats.measuring = True
             await asyncio.sleep(seconds)
             stats.measuring = False
+            took = time.monotonic() - started
+            shares = [
+                round((cpu_seconds(proc.pid) - before_s) / took, 2)
+                for proc, before_s in zip(procs.procs, used, strict=True)
+            ]
+            clients = round((time.process_time() - own) / took, 2)
             late = p99(stats.latencies)
             step_errors = stats.errors - before
             figures.append(
@@ -206,6 +224,8 @@ async def ramp(procs: Processes, steps: list[int], seconds: float, warmup: float
                     "p99_ms": None if late is None else round(late, 2),
                     "actions": len(stats.latencies),
                     "errors": step_errors,
+                    "server_cpu": shares,
+                    "client_cpu": clients,
                 }
             )
             if late is None or late > P99_GOAL_MS or step_errors:

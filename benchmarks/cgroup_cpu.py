@@ -199,6 +199,12 @@ class CpuGroups:
             self.made_parent = False
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system, all threads) process ``pid`` has used: /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _empty(group: CpuGroup, timeout: float) -> None:
     """SIGKILL every process in ``group`` until none is left (a cgroup with one can't go)."""
     deadline = time.monotonic() + timeout

@@ -18,6 +18,7 @@ from benchmarks.cgroup_cpu import (
     CgroupUnavailable,
     CpuGroups,
     Hierarchy,
+    cpu_seconds,
     detect,
     quota_us,
 )
@@ -135,12 +136,6 @@ def test_bench_cluster_exits_2_without_a_cgroup(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert "--cpu-quota" in result.stderr and "cpu controller" in result.stderr
     assert result.stdout == ""
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` (/proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def writable_cgroups() -> bool:
