@@ -75,6 +75,15 @@ def detect(root: Path = DEFAULT_ROOT) -> Hierarchy:
     )
 
 
+def writable(root: Path = DEFAULT_ROOT) -> bool:
+    """Whether groups can be made here (a probe group made and removed)."""
+    try:
+        with CpuGroups(0.5, root, name=f"laizi-probe-{os.getpid()}"):
+            return True
+    except CgroupUnavailable:
+        return False
+
+
 def quota_us(share: float, period_us: int) -> int:
     """``share`` of one CPU in µs of CPU time per ``period_us``."""
     if not 1_000 <= period_us <= 1_000_000:

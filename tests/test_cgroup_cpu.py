@@ -5,7 +5,6 @@ group capped at 0.2 of a CPU uses at most ~0.3 of one."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from benchmarks.cgroup_cpu import (
     cpu_seconds,
     detect,
     quota_us,
+    writable,
 )
 
 BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_cluster.py"
@@ -138,16 +138,8 @@ def test_bench_cluster_exits_2_without_a_cgroup(tmp_path: Path) -> None:
     assert result.stdout == ""
 
 
-def writable_cgroups() -> bool:
-    try:
-        with CpuGroups(0.2, name=f"laizi-test-probe-{os.getpid()}"):
-            return True
-    except CgroupUnavailable:
-        return False
-
-
 @pytest.mark.skipif(
-    not writable_cgroups(), reason=f"no writable cgroup cpu hierarchy at {DEFAULT_ROOT} (not root)"
+    not writable(), reason=f"no writable cgroup cpu hierarchy at {DEFAULT_ROOT} (not root)"
 )
 def test_real_group_caps_a_busy_loop() -> None:
     with CpuGroups(0.2) as groups:
