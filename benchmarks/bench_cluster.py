@@ -20,13 +20,13 @@ Starts a throw-away Redis (``scripts/redis.sh``; or ``--redis URL``) and uses a 
 ``--cpu-quota F`` (issue 26): every ``laizi serve`` of the three phases runs in a cgroup of its
 own capped at ``F`` of one CPU (``cgroup_cpu.py``: cgroup v1 ``cpu.cfs_quota_us`` or v2
 ``cpu.max``, whichever has the cpu controller under ``--cgroup-root``, default /sys/fs/cgroup;
-a 10 ms period), entered before the process runs, so its threads and workers are capped with it;
-the clients, Redis and PostgreSQL are not.  Then ``tables_1`` and ``tables_2`` measure the
-servers, not the machine: on 2 cores, 0.4 each leaves the clients, Redis and PostgreSQL 1.2 CPUs.
-The default steps are finer then (5 to 200 tables).  The groups are removed at the end, on an
-error, Ctrl-C, SIGTERM or SIGHUP too.  Making them needs root: where no hierarchy is writable (not
-root, a read-only mount, no cpu controller) the benchmark says so on stderr and exits 2 before
-starting anything.
+a 10 ms period, ``--cpu-period-ms``), entered before the process runs, so its threads and
+workers are capped with it; the clients, Redis and PostgreSQL are not.  Then ``tables_1`` and
+``tables_2`` measure the servers, not the machine: on 2 cores, 0.4 each leaves the clients,
+Redis and PostgreSQL 1.2 CPUs.  The default steps are finer then (5 to 200 tables).  The
+groups are removed at the end, on an error, Ctrl-C, SIGTERM or SIGHUP too.  Making them needs
+root: where no hierarchy is writable (not root, a read-only mount, no cpu controller) the
+benchmark says so on stderr and exits 2 before starting anything.
 
 Keys printed as the last line with ``--json`` (INTERFACES.md): ``tables_1``, ``tables_2``,
 ``failover_s``, ``errors`` (error messages, unexpected disconnects and timeouts in the steps
@@ -62,7 +62,7 @@ from typing import Any
 import websockets
 
 from bench_server import Stats, player
-from cgroup_cpu import DEFAULT_ROOT, CgroupUnavailable, CpuGroups, cpu_seconds
+from cgroup_cpu import DEFAULT_PERIOD_US, DEFAULT_ROOT, CgroupUnavailable, CpuGroups, cpu_seconds
 from server_process import SRC, create_room, free_port, report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -369,6 +369,13 @@ def main() -> None:
         "needs root (exit 2 where no cgroup v1/v2 cpu hierarchy is writable)",
     )
     parser.add_argument(
+        "--cpu-period-ms",
+        type=float,
+        default=DEFAULT_PERIOD_US / 1000,
+        help="the quota's period (default %(default)s ms; the kernel's is 100): a capped process "
+        "that used its share waits up to (1 - F) × period",
+    )
+    parser.add_argument(
         "--cgroup-root",
         type=Path,
         default=DEFAULT_ROOT,
@@ -391,7 +398,9 @@ def main() -> None:
         cpu = None
         if args.cpu_quota is not None:
             try:
-                cpu = stack.enter_context(CpuGroups(args.cpu_quota, args.cgroup_root))
+                period_us = round(args.cpu_period_ms * 1000)
+                groups = CpuGroups(args.cpu_quota, args.cgroup_root, period_us)
+                cpu = stack.enter_context(groups)
             except ValueError as e:
                 parser.error(f"--cpu-quota: {e}")
             except CgroupUnavailable as e:
