@@ -17,10 +17,24 @@ Starts a throw-away Redis (``scripts/redis.sh``; or ``--redis URL``) and uses a 
    person of a killed table receives from the new owner (lease lapse + takeover + rebuild +
    reconnection).
 
+``--cpu-quota F`` (issue 26): every ``laizi serve`` of the three phases runs in a cgroup of its
+own capped at ``F`` of one CPU (``cgroup_cpu.py``: cgroup v1 ``cpu.cfs_quota_us`` or v2
+``cpu.max``, whichever has the cpu controller under ``--cgroup-root``, default /sys/fs/cgroup;
+a 10 ms period, ``--cpu-period-ms``), entered before the process runs, so its threads and
+workers are capped with it; the clients, Redis and PostgreSQL are not.  Then ``tables_1`` and
+``tables_2`` measure the servers, not the machine: on 2 cores, 0.4 each leaves the clients,
+Redis and PostgreSQL 1.2 CPUs.  The default steps are finer then (5 to 200 tables).  The
+groups are removed at the end, on an error, Ctrl-C, SIGTERM or SIGHUP too.  Making them needs
+root: where no hierarchy is writable (not root, a read-only mount, no cpu controller) the
+benchmark says so on stderr and exits 2 before starting anything.
+
 Keys printed as the last line with ``--json`` (INTERFACES.md): ``tables_1``, ``tables_2``,
 ``failover_s``, ``errors`` (error messages, unexpected disconnects and timeouts in the steps
-counted, and killed tables whose person did not get back within 30 s); also each step's
-figures (``steps_1``, ``steps_2``) and the machine's ``load_average``.
+counted, and killed tables whose person did not get back within 30 s); also ``tables_ratio``
+(``tables_2 / tables_1``, null when ``tables_1`` is 0), ``cpu_quota`` (``F``, null without the
+flag), each step's figures (``steps_1``, ``steps_2``; ``server_cpu``: each server process's CPU
+use while measured, in CPUs — at ``F`` the servers are the limit, below it something else is;
+``client_cpu``: the scripted people's, all in this process) and the machine's ``load_average``.
 
 ``--quick`` (CI's smoke run): steps of 2 and 4 tables, 2 s each, 4 failover tables.
 """
@@ -34,23 +48,29 @@ import json
 import os
 import random
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import websockets
 
 from bench_server import Stats, player
+from cgroup_cpu import DEFAULT_PERIOD_US, DEFAULT_ROOT, CgroupUnavailable, CpuGroups, cpu_seconds
 from server_process import SRC, create_room, free_port, report
 
 ROOT = Path(__file__).resolve().parents[1]
 P99_GOAL_MS = 50.0
+STEPS = [25, 50, 100, 150, 200, 300, 400]
+# Capped servers hold fewer tables: finer steps, or the ratio tables_2 / tables_1 is mostly the
+# steps' (25 → 50 is 2.0, 50 → 50 is 1.0).
+QUOTA_STEPS = [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 60, 70, 80, 100, 120, 150, 200]
 
 
 @contextmanager
@@ -95,37 +115,51 @@ def database(server: str) -> Iterator[str]:
 class Processes:
     """``n`` processes of one cluster (a fresh key prefix) on free ports."""
 
-    def __init__(self, n: int, db: str, redis: str, where: Path) -> None:
+    def __init__(
+        self, n: int, db: str, redis: str, where: Path, cpu: CpuGroups | None = None
+    ) -> None:
         self.ports = [free_port() for _ in range(n)]
-        self.db, self.redis, self.where = db, redis, where
+        self.db, self.redis, self.where, self.cpu = db, redis, where, cpu
         self.prefix = "b" + secrets.token_hex(4) + ":"
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def __enter__(self) -> Processes:
-        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        for port in self.ports:  # one after the other: the first one migrates the database
-            args = ["serve", "--port", str(port), "--db", self.db, "--redis", self.redis]
-            args += ["--redis-prefix", self.prefix, "--log-level", "warning"]
-            # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
-            args += ["--rooms-per-address", "5000", "--connections-per-address", "10000"]
-            with open(self.where / f"node-{port}.log", "ab") as log:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", "from laizi.cli import main; main()", *args],
-                    env=env,
-                    stdout=log,
-                    stderr=log,
-                )
-            self.procs.append(proc)
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                        break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit(f"the process on port {port} did not start") from None
-                    time.sleep(0.05)
+        try:
+            for port in self.ports:  # one after the other: the first one migrates the database
+                self._start(port)
+        except BaseException:  # one did not start, or Ctrl-C: none is left running
+            self.__exit__()
+            raise
         return self
+
+    def _start(self, port: int) -> None:
+        """``laizi serve`` on ``port``, once it answers."""
+        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        args = ["serve", "--port", str(port), "--db", self.db, "--redis", self.redis]
+        args += ["--redis-prefix", self.prefix, "--log-level", "warning"]
+        # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
+        args += ["--rooms-per-address", "5000", "--connections-per-address", "10000"]
+        # --cpu-quota: the process enters its capped group before it runs (its threads and
+        # worker processes with it); the clients, Redis and PostgreSQL stay outside
+        join = None if self.cpu is None else self.cpu.new().join
+        with open(self.where / f"node-{port}.log", "ab") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", "from laizi.cli import main; main()", *args],
+                env=env,
+                stdout=log,
+                stderr=log,
+                preexec_fn=join,
+            )
+        self.procs.append(proc)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"the process on port {port} did not start") from None
+                time.sleep(0.05)
 
     def __exit__(self, *exc: object) -> None:
         for proc in self.procs:
@@ -171,9 +205,17 @@ async def ramp(procs: Processes, steps: list[int], seconds: float, warmup: float
             await asyncio.sleep(warmup)
             stats.latencies.clear()
             before = stats.errors
+            used = [cpu_seconds(proc.pid) for proc in procs.procs]
+            started, own = time.monotonic(), time.process_time()
             stats.measuring = True
             await asyncio.sleep(seconds)
             stats.measuring = False
+            took = time.monotonic() - started
+            shares = [
+                round((cpu_seconds(proc.pid) - before_s) / took, 2)
+                for proc, before_s in zip(procs.procs, used, strict=True)
+            ]
+            clients = round((time.process_time() - own) / took, 2)
             late = p99(stats.latencies)
             step_errors = stats.errors - before
             figures.append(
@@ -182,6 +224,8 @@ async def ramp(procs: Processes, steps: list[int], seconds: float, warmup: float
                     "p99_ms": None if late is None else round(late, 2),
                     "actions": len(stats.latencies),
                     "errors": step_errors,
+                    "server_cpu": shares,
+                    "client_cpu": clients,
                 }
             )
             if late is None or late > P99_GOAL_MS or step_errors:
@@ -281,17 +325,21 @@ async def failover(procs: Processes, tables: int) -> tuple[float | None, int]:
     return (round(max(back), 2) if back else None), errors
 
 
-async def main_async(args: argparse.Namespace, redis: str, server: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+async def main_async(
+    args: argparse.Namespace, redis: str, server: str, cpu: CpuGroups | None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"cpu_quota": args.cpu_quota}
     errors = 0
     with tempfile.TemporaryDirectory() as tmp:
         for n in (1, 2):
-            with database(server) as db, Processes(n, db, redis, Path(tmp)) as procs:
+            with database(server) as db, Processes(n, db, redis, Path(tmp), cpu) as procs:
                 result = await ramp(procs, args.steps, args.seconds, args.warmup)
             out[f"tables_{n}"] = result["held"]
             out[f"steps_{n}"] = result["steps"]
             errors += result["errors"]
-        with database(server) as db, Processes(2, db, redis, Path(tmp)) as procs:
+        held_1, held_2 = out["tables_1"], out["tables_2"]
+        out["tables_ratio"] = round(held_2 / held_1, 2) if held_1 else None
+        with database(server) as db, Processes(2, db, redis, Path(tmp), cpu) as procs:
             seconds, failed = await failover(procs, args.failover_tables)
         out["failover_s"] = seconds
         errors += failed
@@ -305,14 +353,34 @@ def main() -> None:
     parser.add_argument(
         "--steps",
         type=lambda s: [int(x) for x in s.split(",")],
-        default=[25, 50, 100, 150, 200, 300, 400],
-        help="table counts to try, in order (comma-separated)",
+        help="table counts to try, in order (comma-separated; default "
+        f"{','.join(map(str, STEPS))}, with --cpu-quota {','.join(map(str, QUOTA_STEPS))})",
     )
     parser.add_argument("--seconds", type=float, default=10.0, help="measured per step")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
     parser.add_argument("--failover-tables", type=int, default=10)
     parser.add_argument("--redis", help="a Redis to use (default: a throw-away one)")
     parser.add_argument("--postgres", help="a PostgreSQL server URL to make databases on")
+    parser.add_argument(
+        "--cpu-quota",
+        type=float,
+        metavar="F",
+        help="cap each server process at F of one CPU (e.g. 0.4) in a cgroup of its own; "
+        "needs root (exit 2 where no cgroup v1/v2 cpu hierarchy is writable)",
+    )
+    parser.add_argument(
+        "--cpu-period-ms",
+        type=float,
+        default=DEFAULT_PERIOD_US / 1000,
+        help="the quota's period (default %(default)s ms; the kernel's is 100): a capped process "
+        "that used its share waits up to (1 - F) × period",
+    )
+    parser.add_argument(
+        "--cgroup-root",
+        type=Path,
+        default=DEFAULT_ROOT,
+        help="where the cgroup hierarchies are mounted (default %(default)s)",
+    )
     parser.add_argument("--quick", action="store_true", help="CI's smoke run")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -322,10 +390,28 @@ def main() -> None:
     gc.set_threshold(50_000, 20, 100)
     if args.quick:
         args.steps, args.seconds, args.warmup, args.failover_tables = [2, 4], 2.0, 1.0, 4
+    elif args.steps is None:
+        args.steps = QUOTA_STEPS if args.cpu_quota is not None else STEPS
     if not args.steps or any(not 1 <= s <= 2000 for s in args.steps):
         parser.error("--steps: table counts 1–2000")
-    with redis_server(args.redis) as redis, postgres_server(args.postgres) as server:
-        result = asyncio.run(main_async(args, redis, server))
+    with ExitStack() as stack:
+        cpu = None
+        if args.cpu_quota is not None:
+            try:
+                period_us = round(args.cpu_period_ms * 1000)
+                groups = CpuGroups(args.cpu_quota, args.cgroup_root, period_us)
+                cpu = stack.enter_context(groups)
+            except ValueError as e:
+                parser.error(f"--cpu-quota: {e}")
+            except CgroupUnavailable as e:
+                print(f"bench_cluster.py: --cpu-quota: {e}", file=sys.stderr)
+                raise SystemExit(2) from None
+        # a SIGTERM or SIGHUP ends the run as Ctrl-C does: servers killed, groups removed
+        for ending in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(ending, signal.default_int_handler)
+        redis = stack.enter_context(redis_server(args.redis))
+        server = stack.enter_context(postgres_server(args.postgres))
+        result = asyncio.run(main_async(args, redis, server, cpu))
     report(result, args.json)
 
 
