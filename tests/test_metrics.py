@@ -200,3 +200,26 @@ def test_huge_queries_and_headers_change_nothing(serve: Servers) -> None:
     with pytest.raises((urllib.error.HTTPError, ConnectionError, OSError)):
         urllib.request.urlopen(too_big, timeout=10)
     assert scrape(srv)[0] == 200
+
+
+def test_booking_retries_are_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match that could not be booked waits (a queue of one); the timer's retry is counted —
+    once: the retry finds nothing left unbooked, so the queue is empty after it."""
+    from starlette.testclient import TestClient
+
+    from laizi.server.booking import Failure
+
+    monkeypatch.setenv("LAIZI_BOOKING_RETRY_SECONDS", "0.05")
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'db.sqlite3'}")) as client:
+        registry = client.app.state.metrics.registry
+        bookings = client.app.state.hub.bookings
+        assert registry.get_sample_value("laizi_booking_retries_total") == 0
+        bookings.failed[7] = Failure("ABCDEF", "a test's failure", time.time())
+        deadline = time.monotonic() + 10
+        while registry.get_sample_value("laizi_booking_retries_total") == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.3)  # six more ticks: nothing is waiting, nothing is retried
+        assert registry.get_sample_value("laizi_booking_retries_total") == 1
+        queue = {"queue": "booking_retries"}
+        assert registry.get_sample_value("laizi_queue_size", queue) == 0
