@@ -88,6 +88,7 @@ class ServerMetrics:
             "laizi_actions", "Actions the tables accepted and staged.", registry=self.registry
         )
         self.app: Any = None
+        self.registry.register(_Live(self))
         self.due = 0.0
         self.timer: asyncio.TimerHandle | None = None
 
@@ -105,7 +106,6 @@ class ServerMetrics:
     def start(self, app: Any) -> None:
         """Measure on the running loop; read ``app``'s state on each scrape."""
         self.app = app
-        self.registry.register(_Live(self))
         loop = asyncio.get_running_loop()
         self.due = loop.time() + TICK_SECONDS
         self.timer = loop.call_at(self.due, self._tick, loop)
@@ -140,6 +140,8 @@ class _Live(Collector):
         self.metrics = metrics
 
     def collect(self) -> Iterator[Metric]:
+        if self.metrics.app is None:  # not started: nothing to read yet
+            return
         state = self.metrics.app.state
         hub = state.hub
         info = GaugeMetricFamily(
