@@ -66,6 +66,13 @@ def serve(
         help="Accounts that may read GET /api/admin/fairplay, the collusion watch (default none:"
         " 403 to every account).",
     ),
+    metrics_from: str = typer.Option(
+        None,
+        "--metrics-from",
+        metavar="ADDRESS[,ADDRESS]",
+        help="Addresses or networks besides loopback that may read GET /metrics (default: "
+        "loopback only; others get 403).",
+    ),
     # Resource limits (laizi.server.limits.ServerLimits; docs/server.md lists them all).
     max_body_bytes: int = typer.Option(1_000_000, help="Largest HTTP request body (413 beyond)."),
     hash_workers: int = typer.Option(
@@ -145,6 +152,7 @@ def serve(
     if log_level not in ("debug", "info", "warning", "error"):
         fail("--log-level must be debug, info, warning or error", code=2)
     proxies = _proxies(proxy_headers) if proxy_headers is not None else []
+    scrapers = _proxies(metrics_from, "--metrics-from") if metrics_from is not None else []
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
@@ -197,8 +205,10 @@ def serve(
     http_protocol, ws_protocol = connection_protocols(
         connection_limits, proxies, cluster=cluster is not None
     )
+    application = create_app(url, limits, cluster, admin_names(admin), scrapers)
+    application.state.connection_count = http_protocol.count  # for /metrics
     config = uvicorn.Config(
-        create_app(url, limits, cluster, admin_names(admin)),
+        application,
         host=host,
         port=port,
         log_level=log_level,
@@ -290,8 +300,9 @@ def _cluster(redis_url: str, db_url: str, advertise: str, lease_ms: int, prefix:
     return ClusterConfig(redis_url, advertise, lease_ms, prefix)
 
 
-def _proxies(text: str) -> list[str]:
-    """The proxies of ``--proxy-headers``: IP addresses or networks; exit 2 on anything else."""
+def _proxies(text: str, flag: str = "--proxy-headers") -> list[str]:
+    """The addresses of ``--proxy-headers`` (or ``flag``): IP addresses or networks; exit 2 on
+    anything else."""
     out: list[str] = []
     for item in text.split(","):
         item = item.strip()
@@ -302,5 +313,5 @@ def _proxies(text: str) -> list[str]:
                 else str(ipaddress.ip_address(item))
             )
         except ValueError:
-            fail(f"--proxy-headers: {item!r} is not an IP address or network", code=2)
+            fail(f"{flag}: {item!r} is not an IP address or network", code=2)
     return out

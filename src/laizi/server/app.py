@@ -9,7 +9,7 @@ import functools
 import gc
 import logging
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
 import uvicorn
@@ -26,6 +26,7 @@ from laizi.server.errors import ErrorBodies
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of
 from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
+from laizi.server.metrics import ServerMetrics, metrics_networks, metrics_routes
 from laizi.server.readonly import GetLimit, Readonly, readonly_routes
 from laizi.server.routes import body_too_large, table_routes
 from laizi.server.schema import schema_routes
@@ -69,6 +70,8 @@ async def lifespan(
     else:
         store = Store(db_url)
     hub = Hub(store, limits)
+    measured: ServerMetrics = app.state.metrics
+    store.meter = measured  # commits and accepted actions (laizi.server.metrics)
     hub.passwords = HashPool(limits.workers, limits.hash_queue)
     in_memory = store.engine if ":memory:" in db_url or db_url.rstrip("/") == "sqlite:" else None
     app.state.readonly = Readonly(
@@ -91,8 +94,10 @@ async def lifespan(
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    measured.start(app)  # the loop-lag timer
     log.info("laizi server ready (%d room(s) recovered)", recovered)
     yield
+    measured.stop()
     if node is not None:
         await node.stop()
     hub.flush()  # what was accepted in the last turn of the loop is written before we go
@@ -121,12 +126,15 @@ def create_app(
     limits: ServerLimits | None = None,
     cluster: ClusterConfig | None = None,
     admins: frozenset[str] = frozenset(),
+    metrics_from: Sequence[str] = (),
 ) -> Starlette:
     """The Starlette application; the database is migrated and the rooms recovered at startup.
 
     ``limits``: the resource limits (docs/server.md), the defaults when None; ``cluster``: join
     a cluster (``laizi serve --redis``), None: a process on its own; ``admins``: the account
-    names that may read the admin routes (``laizi serve --admin``, :mod:`laizi.server.admin`)."""
+    names that may read the admin routes (``laizi serve --admin``, :mod:`laizi.server.admin`);
+    ``metrics_from``: the addresses or networks besides loopback that may read ``/metrics``
+    (``laizi serve --metrics-from``, :mod:`laizi.server.metrics`)."""
     limits = limits or ServerLimits()
 
     def hub() -> Hub:
@@ -144,6 +152,7 @@ def create_app(
         *schema_routes(),
         *summary_routes(),
         *table_routes(),
+        *metrics_routes(),  # the process's own measurements (laizi.server.metrics)
         WebSocketRoute("/ws", websocket),
         WebSocketRoute("/ws/bot", bot_websocket),  # outside bots: docs/bot-protocol.md
         *api_routes(hub),
@@ -161,4 +170,6 @@ def create_app(
         ],
         exception_handlers={BodyTooLarge: body_too_large},
     )
+    node = cluster.advertise if cluster is not None else "standalone"
+    app.state.metrics = ServerMetrics(node, metrics_networks(metrics_from))
     return app

@@ -59,6 +59,8 @@ class Bookings:
         """Room id → why its match could not be booked yet."""
         self.last_retry = time.monotonic()
         self.timer: asyncio.TimerHandle | None = None
+        self.retries = 0
+        """Retries of the failed bookings so far (``/metrics``)."""
 
     def _failed(self, room_id: int, code: str, error: str) -> None:
         old = self.failed.get(room_id)
@@ -91,6 +93,7 @@ class Bookings:
             log.exception("room %s: the match could not be booked (retried later)", room.code)
             self._failed(room.id, room.code, error_line(error))
         if self.failed and time.monotonic() - self.last_retry >= self.retry_seconds:
+            self.retries += 1
             self.book_pending()
 
     def start_timer(self) -> None:
@@ -102,6 +105,7 @@ class Bookings:
 
         def tick() -> None:
             if self.failed:
+                self.retries += 1
                 try:
                     self.book_pending()
                 except Exception:  # never let the timer die

@@ -146,13 +146,17 @@ class ConnectionCount:
         self.exempt = exempt
         self.by_address: Counter[str] = Counter()
         self.total = 0
+        self.refused = 0
+        """Connections refused (either limit), for ``/metrics``."""
 
     def admit(self, address: str) -> str | None:
         """Count a new connection, or the code of why not (it is then not counted)."""
         if self.total >= self.limit:
+            self.refused += 1
             return "server_full"
         if not self.exempt(address):
             if self.by_address[address] >= self.per_address:
+                self.refused += 1
                 return "too_many_connections"
             self.by_address[address] += 1
         self.total += 1

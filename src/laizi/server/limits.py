@@ -250,11 +250,14 @@ class HashPool:
         self.workers = workers
         self.limit = workers + queue
         self.pending = 0
+        self.busy = 0
+        """Jobs refused because the queue was full (``/metrics``)."""
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="laizi-password")
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a pool thread, or :class:`LimitError` (503) when the queue is full."""
         if self.pending >= self.limit:
+            self.busy += 1
             raise LimitError(
                 "busy", "服务器忙，请稍后再试 / the server is busy with logins; try again soon", 503
             )
@@ -372,6 +375,9 @@ class Quotas:
         self.by_account: Counter[int] = Counter()
         self.bots_by_account: Counter[int] = Counter()
         self.bot_rooms = 0
+        self.refused: Counter[str] = Counter()
+        """What was refused, by limit: ``websocket`` connections, ``room`` creations and
+        ``message``s (counted by the reader, ``laizi.server.ws``) — for ``/metrics``."""
 
     # connections
     def connect(self, address: str) -> str | None:
@@ -379,9 +385,11 @@ class Quotas:
         until = self.cooling.get(address)
         if until is not None:
             if self.clock() < until:
+                self.refused["websocket"] += 1
                 return "cooling_down"
             del self.cooling[address]
         if self.connections[address] >= self.limits.connections_per_address:
+            self.refused["websocket"] += 1
             return "too_many_connections"
         self.connections[address] += 1
         return None
@@ -398,6 +406,13 @@ class Quotas:
     # rooms
     def check_room(self, owner: Owner, bots_only: bool) -> None:
         """:class:`LimitError` if ``owner`` may not make one more room now."""
+        try:
+            self._check_room(owner, bots_only)
+        except LimitError:
+            self.refused["room"] += 1
+            raise
+
+    def _check_room(self, owner: Owner, bots_only: bool) -> None:
         limits = self.limits
         if len(self.owners) >= limits.max_rooms:
             raise LimitError(

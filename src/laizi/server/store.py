@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 from sqlalchemy import (
@@ -175,6 +175,19 @@ def _dumps(obj: Any) -> str:
     return _encoder.encode(obj).decode("utf-8")
 
 
+class StoreMeter(Protocol):
+    """What the store tells the server's measurements (``laizi.server.metrics``)."""
+
+    def action(self) -> None:
+        """One accepted action was staged."""
+
+    def write(self, seconds: float) -> None:
+        """The staged rows took this long to execute (in a transaction, before its commit)."""
+
+    def commit(self, seconds: float) -> None:
+        """A transaction of staged rows took this long, begin to commit."""
+
+
 class Store:
     """The database of one server."""
 
@@ -185,6 +198,8 @@ class Store:
         self.staged_finished: list[int] = []
         self.staged_status: list[tuple[int, str]] = []
         self.staged_seats: dict[tuple[int, int], dict[str, Any]] = {}
+        self.meter: StoreMeter | None = None
+        """The server's measurements (set by ``laizi.server.metrics``); None: not measured."""
         self.engine: Engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -318,8 +333,9 @@ class Store:
     ) -> int:
         """A new hand with its secret seed and its first events, in one transaction (with
         whatever was staged before it, so the log never gets ahead of itself)."""
+        started = time.perf_counter()
         with self.engine.begin() as c:
-            self._write_staged(c)
+            self._timed_write(c)
             result = c.execute(
                 insert(hands).values(
                     room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
@@ -330,6 +346,7 @@ class Store:
                 insert(events),
                 [{"hand_id": hand_id, "idx": i, "body": _dumps(e)} for i, e in enumerate(first)],
             )
+        self._timed_commit(started)
         return hand_id
 
     def append(
@@ -352,6 +369,8 @@ class Store:
             self.staged_finished.append(hand_id)
         if room_status is not None:
             self.staged_status.append(room_status)
+        if self.meter is not None:
+            self.meter.action()
 
     def stage_seat(self, room_id: int, seat: int, bank: float, auto: bool, shown: bool) -> None:
         """Stage a seat's clock: its time bank and 托管 flags (written with the next commit)."""
@@ -360,8 +379,23 @@ class Store:
     def commit(self) -> None:
         """Write what :meth:`append` staged (nothing to do when nothing is staged)."""
         if self.staged_events or self.staged_finished or self.staged_status or self.staged_seats:
+            started = time.perf_counter()
             with self.engine.begin() as c:
-                self._write_staged(c)
+                self._timed_write(c)
+            self._timed_commit(started)
+
+    def _timed_write(self, c: Any) -> None:
+        """:meth:`_write_staged`, its time told to the :attr:`meter`."""
+        if self.meter is None:
+            self._write_staged(c)
+            return
+        started = time.perf_counter()
+        self._write_staged(c)
+        self.meter.write(time.perf_counter() - started)
+
+    def _timed_commit(self, started: float) -> None:
+        if self.meter is not None:
+            self.meter.commit(time.perf_counter() - started)
 
     def _write_staged(self, c: Any) -> None:
         rows, finished, statuses = self.staged_events, self.staged_finished, self.staged_status

@@ -168,6 +168,7 @@ async def read(
             if hub.handle(conn, data):
                 gate.refund()
             continue
+        hub.quotas.refused["message"] += 1
         if gate.abusive:
             hub.quotas.abused(conn_address)
             outbox.send({"type": "error", "code": "abuse", "message": MESSAGE_TEXT["abuse"]})

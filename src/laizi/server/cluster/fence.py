@@ -20,6 +20,7 @@ carries the epoch of the owner that wrote it (``events.epoch``).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -170,10 +171,12 @@ class FencedStore(Store):
     def start_hand(
         self, room_id: int, number: int, dealer: int, seed: bytes, first: list[dict[str, Any]]
     ) -> int:
+        started = time.perf_counter()
         with self.engine.begin() as c:
             lost = self.lost(c, [room_id])
             if not lost:  # (refused: the other rooms' staged rows wait for the next commit)
                 hand_id = self._start_hand(c, room_id, number, dealer, seed, first)
+        self._timed_commit(started)
         if lost:
             self._refuse(lost, len(first))
             raise Fenced(room_id)
@@ -183,7 +186,7 @@ class FencedStore(Store):
     def _start_hand(
         self, c: Any, room_id: int, number: int, dealer: int, seed: bytes, first: list[Any]
     ) -> int:
-        self._write_staged(c)
+        self._timed_write(c)
         result = c.execute(
             insert(hands).values(
                 room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
