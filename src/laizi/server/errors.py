@@ -89,6 +89,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "name_taken": ("名字已被占用", "the name is taken"),
     "not_logged_in": ("没有登录（以游客身份在玩）", "not logged in (playing as a guest)"),
     "not_admin": ("只有管理员可以查看", "administrators only"),
+    "forbidden": (
+        "监控数据只对本机和 --metrics-from 的地址开放",
+        "the metrics are for loopback and the --metrics-from addresses only",
+    ),
     "login_locked": ("登录失败太多次，请稍后再试", "too many failed logins; try again later"),
     "login_slowed": ("这个账号正被频繁尝试，请稍后再试", "this account is being tried often; wait"),
     # -- matchmaking (laizi.server.matchmaking) --
