@@ -85,7 +85,7 @@ async def lifespan(
         in_memory,
     )
     attach(hub)
-    hub.queueing = Queueing(hub, match)
+    hub.queueing = Queueing(store.engine, hub.open_matched_room, limits.ws_join_seconds, match)
     app.state.hub = hub
     if cluster is not None:
         assert isinstance(store, FencedStore)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable, Sequence
 from random import Random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 
 from laizi.rules import Settings
 from laizi.server.matched import RoomKind, SeatClaim
@@ -26,8 +27,9 @@ from laizi.server.ratings import ordinal, seat_accounts, standings_of
 from laizi.server.room import Conn
 from laizi.server.store import rooms
 
-if TYPE_CHECKING:
-    from laizi.server.hub import Hub
+OpenRoom = Callable[[str, Sequence[SeatClaim], RoomKind], str]
+"""Makes a matched room (``laizi.server.hub.Hub.open_matched_room``): preset, claims, kind →
+the room's code."""
 
 __all__ = ["TICK_S", "Queueing", "load_history"]
 
@@ -39,7 +41,7 @@ HISTORY_KEEP = 100
 """Each account's latest ranked tables kept in memory for the anti-collusion rule."""
 
 
-def load_history(hub: Hub, keep: int = HISTORY_KEEP) -> RecentTables:
+def load_history(engine: Engine, keep: int = HISTORY_KEEP) -> RecentTables:
     """The ranked tables of the database (rooms of kind ``ranked`` with their seats' accounts),
     oldest first, as the anti-collusion history."""
     history = RecentTables(keep)
@@ -50,7 +52,7 @@ def load_history(hub: Hub, keep: int = HISTORY_KEEP) -> RecentTables:
         .order_by(rooms.c.created, rooms.c.id, seat_accounts.c.seat)
     )
     tables: dict[int, list[int]] = {}
-    with hub.store.engine.connect() as c:
+    with engine.connect() as c:
         for room_id, account_id in c.execute(query):
             tables.setdefault(room_id, []).append(account_id)
     for accounts in tables.values():
@@ -61,9 +63,20 @@ def load_history(hub: Hub, keep: int = HISTORY_KEEP) -> RecentTables:
 class Queueing:
     """The process's matchmaker, the connections of each queued person, the tick task."""
 
-    def __init__(self, hub: Hub, settings: MatchSettings | None = None) -> None:
-        self.hub = hub
-        self.history = load_history(hub)
+    def __init__(
+        self,
+        engine: Engine,
+        open_room: OpenRoom,
+        join_seconds: float,
+        settings: MatchSettings | None = None,
+    ) -> None:
+        """``engine``: the database (standings, the ranked tables' history); ``open_room``: how
+        a confirmed match's room is made; ``join_seconds``: how long a connection sent to its
+        room may stay without one (``ws_join_seconds``)."""
+        self.engine = engine
+        self.open_room = open_room
+        self.join_seconds = join_seconds
+        self.history = load_history(engine)
         self.mm = Matchmaker(settings, history=self.history, at_table=self._at_table)
         self.rng = Random(secrets.randbits(128))
         self.conns: dict[str, set[Conn]] = {}
@@ -169,7 +182,7 @@ class Queueing:
         if account is None or preset not in self.mm.presets:
             return Person(key, address=address)
         game = Settings.from_json(preset).game
-        standing = standings_of(self.hub.store.engine, account.id)[game]
+        standing = standings_of(self.engine, account.id)[game]
         rating = ordinal(standing.mu, standing.sigma)
         return Person(key, account.id, standing.points, rating, address)
 
@@ -204,10 +217,10 @@ class Queueing:
         ]
         bucket = match.bucket
         kind: RoomKind = "ranked" if bucket.kind == "ranked" else "casual"
-        code = self.hub.open_matched_room(bucket.preset, claims, kind)
+        code = self.open_room(bucket.preset, claims, kind)
         if kind == "ranked":
             self.history.add(p.account for p in match.people if p.account is not None)
-        until = self.now() + self.hub.limits.ws_join_seconds
+        until = self.now() + self.join_seconds
         for seat, person in enumerate(match.seats):
             if person is None:
                 continue
