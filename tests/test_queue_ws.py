@@ -10,6 +10,8 @@ items 1 and 8; docs/protocol.md "Matchmaking", docs/api.md ``GET /api/queue``).
 * A second tab shares the place and the messages; a guest's tab does with its queue key.
 * A dropped connection keeps the place for the grace, then leaves the queue.
 * Sitting down in a room leaves the queue; queueing while seated is ``at_table``.
+* The anti-collusion history is the database's ranked tables (friendly and casual ones don't
+  count); the ``laizi serve`` flags default to the matchmaker's settings and are documented.
 * Bad input — a flood, an unknown preset, kind or tier, a guest queueing ranked, an accept for
   a match that is gone — is a coded error in Chinese and English, and ``GET /api/queue`` shows
   nobody who should not be there.
@@ -18,13 +20,29 @@ items 1 and 8; docs/protocol.md "Matchmaking", docs/api.md ``GET /api/queue``).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import re
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
-from tests.server_helpers import Client, Server, ServerProcess, Servers, connect, login_cookie
+from laizi.rules import Settings
+from laizi.server.accounts import Accounts
+from laizi.server.matchmaking import MatchSettings
+from laizi.server.queueing import load_history
+from laizi.server.ratings import link_seat
+from laizi.server.store import Store
+from tests.server_helpers import (
+    FAST_HASH,
+    Client,
+    Server,
+    ServerProcess,
+    Servers,
+    connect,
+    login_cookie,
+)
 
 PRESET = "wuhan-hongzhong-kaikou"
 PROXY = ("--proxy-headers", "127.0.0.1")
@@ -318,3 +336,40 @@ def test_get_api_queue_counts_per_preset_kind_and_tier(serve: Servers) -> None:
         }
 
     run(main)
+
+
+def test_the_history_is_the_databases_ranked_tables(db_url: str) -> None:
+    store = Store(db_url)
+    try:
+        service = Accounts(store.engine, hasher=FAST_HASH)
+        ids = [service.register(f"Hist{i}", "hongzhong").id for i in range(6)]
+        rules = Settings.from_json(PRESET).to_json()
+        tables = [("ranked", ids[:4]), ("ranked", ids[:2] + ids[4:]), ("friendly", ids[2:])]
+        for n, (kind, seated) in enumerate(tables):
+            room = store.create_room(f"HIST{n}", rules, {}, kind)
+            for seat, account_id in enumerate(seated):
+                link_seat(store.engine, room, seat, account_id)
+        history = load_history(store.engine)
+        a, b, c, d, e, f = ids
+        assert dict(history.recent_partners(a, 20)) == {b: 2, c: 1, d: 1, e: 1, f: 1}
+        assert dict(history.recent_partners(a, 1)) == {b: 1, e: 1, f: 1}
+        assert dict(history.recent_partners(c, 20)) == {a: 1, b: 1, d: 1}  # not the friendly
+    finally:
+        store.close()
+
+
+def test_serve_flags_default_to_the_match_settings_and_are_documented() -> None:
+    from laizi.cli.serve import serve
+
+    settings = MatchSettings()
+    flags = {
+        "casual_wait_seconds": settings.casual_wait_s,
+        "accept_seconds": settings.accept_s,
+        "queue_grace_seconds": settings.disconnect_grace_s,
+    }
+    parameters = inspect.signature(serve).parameters
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "server.md").read_text()
+    for name, value in flags.items():
+        assert parameters[name].default.default == value, name
+        assert parameters[name].default.help, name
+        assert f"`--{name.replace('_', '-')}`" in docs, name
