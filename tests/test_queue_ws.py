@@ -10,6 +10,7 @@ items 1 and 8; docs/protocol.md "Matchmaking", docs/api.md ``GET /api/queue``).
 * A second tab shares the place and the messages; a guest's tab does with its queue key.
 * A dropped connection keeps the place for the grace, then leaves the queue.
 * Sitting down in a room leaves the queue; queueing while seated is ``at_table``.
+* A match whose room can't be made puts its people back in the queue (none lost).
 * The anti-collusion history is the database's ranked tables (friendly and casual ones don't
   count); the ``laizi serve`` flags default to the matchmaker's settings and are documented.
 * Bad input — a flood, an unknown preset, kind or tier, a guest queueing ranked, an accept for
@@ -336,6 +337,42 @@ def test_get_api_queue_counts_per_preset_kind_and_tier(serve: Servers) -> None:
         }
 
     run(main)
+
+
+FAIL_FIRST_ROOM = """
+from laizi.server.hub import Hub
+_open = Hub.open_matched_room
+_calls = []
+def _failing(self, *args, **kwargs):
+    _calls.append(1)
+    if len(_calls) == 1:
+        raise RuntimeError("planted: the database refused")
+    return _open(self, *args, **kwargs)
+Hub.open_matched_room = _failing
+"""
+
+
+def test_a_match_whose_room_cant_be_made_goes_back_to_the_queue(tmp_path: Path) -> None:
+    args = ("--casual-wait-seconds", "1")
+    with ServerProcess(tmp_path / "db.sqlite3", args=args, prelude=FAIL_FIRST_ROOM) as srv:
+
+        async def main() -> None:
+            guest = await connect(srv)
+            await guest.send({"type": "queue", "preset": PRESET, "kind": "casual"})
+            await guest.expect("queued", 30)
+            first = await offered(guest)
+            await guest.send({"type": "accept", "match": first["match"]})
+            lapsed = await guest.expect("lapsed", 30)
+            assert (lapsed["match"], lapsed["outcome"]) == (first["match"], "requeued")
+            assert (await guest.expect("queued", 30))["position"] == 1
+            second = await offered(guest)
+            assert second["match"] != first["match"]
+            await guest.send({"type": "accept", "match": second["match"]})
+            sent = await sent_to_room(guest)
+            assert (await guest.join(sent["room"], token=sent["token"]))["seat"] == sent["seat"]
+            assert waiting(srv) == 0
+
+        run(main)
 
 
 def test_the_history_is_the_databases_ranked_tables(db_url: str) -> None:

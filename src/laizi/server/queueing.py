@@ -217,7 +217,12 @@ class Queueing:
         ]
         bucket = match.bucket
         kind: RoomKind = "ranked" if bucket.kind == "ranked" else "casual"
-        code = self.open_room(bucket.preset, claims, kind)
+        try:
+            code = self.open_room(bucket.preset, claims, kind)
+        except Exception:  # the database refused: nobody is lost, everyone queues again
+            log.exception("the room of match %s could not be made", match.id)
+            self._requeue(match)
+            return
         if kind == "ranked":
             self.history.add(p.account for p in match.people if p.account is not None)
         until = self.now() + self.join_seconds
@@ -237,6 +242,18 @@ class Queueing:
             self.going[person.key] = until
             self.shown.pop(person.key, None)
             self._send(person.key, out)
+
+    def _requeue(self, match: Match) -> None:
+        """The people of a match whose room could not be made: back in its queue (at its end)."""
+        bucket, now = match.bucket, self.now()
+        for person in match.people:
+            self._send(person.key, _lapsed(match.id, "requeued"))
+            try:
+                status = self.mm.enqueue(person, bucket.preset, bucket.kind, now, bucket.tier)
+            except ProtocolError:  # seated meanwhile, say
+                self._send(person.key, {"type": "unqueued", "reason": "dropped"})
+                continue
+            self._queued(person.key, status, force=True)
 
     # -- connections ----------------------------------------------------------------------------
     def joined(self, conn: Conn) -> None:
