@@ -260,11 +260,23 @@ async def play(client: Client, rng: random.Random, stop: Any = None, late: bool 
 
 
 # -- accounts over HTTP and WebSocket against a real server ---------------------------------------
-def http(srv: Server, method: str, path: str, body: Any = None, cookie: str = "") -> Any:
+def _forwarded(address: str | None) -> dict[str, str]:
+    """The header a server run with ``--proxy-headers 127.0.0.1`` takes as the client's address."""
+    return {} if address is None else {"X-Forwarded-For": address}
+
+
+def http(
+    srv: Server,
+    method: str,
+    path: str,
+    body: Any = None,
+    cookie: str = "",
+    address: str | None = None,
+) -> Any:
     request = urllib.request.Request(
         srv.http + path,
         data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Cookie": cookie},
+        headers={"Content-Type": "application/json", "Cookie": cookie, **_forwarded(address)},
         method=method,
     )
     try:
@@ -274,14 +286,18 @@ def http(srv: Server, method: str, path: str, body: Any = None, cookie: str = ""
         return error.code, error.headers, error.read()
 
 
-def login_cookie(srv: Server, name: str) -> str:
-    status, headers, _ = http(srv, "POST", "/api/register", {"name": name, "password": "hongzhong"})
+def login_cookie(srv: Server, name: str, address: str | None = None) -> str:
+    """Register ``name``; its session cookie.  ``address``: the client's address as a server
+    trusting 127.0.0.1's proxy headers sees it."""
+    body = {"name": name, "password": "hongzhong"}
+    status, headers, _ = http(srv, "POST", "/api/register", body, address=address)
     assert status == 201
-    return headers["Set-Cookie"].split(";")[0]
+    return str(headers["Set-Cookie"]).split(";")[0]
 
 
-async def connect(srv: Server, cookie: str = "") -> Client:
+async def connect(srv: Server, cookie: str = "", address: str | None = None) -> Client:
     headers = {"Cookie": cookie} if cookie else {}
+    headers.update(_forwarded(address))
     return Client(await websockets.connect(srv.ws, max_size=2**22, additional_headers=headers))
 
 

@@ -133,6 +133,16 @@ def serve(
         1800.0, help="A room still waiting for its people after this long is closed."
     ),
     spectators_per_room: int = typer.Option(50, help="Spectators of one room."),
+    # The matchmaker (laizi.server.matchmaking.MatchSettings; docs/server.md, Matchmaking).
+    casual_wait_seconds: float = typer.Option(
+        20.0, help="A casual queue's table starts with bots in the empty seats after this wait."
+    ),
+    accept_seconds: float = typer.Option(
+        10.0, help="A match waits this long for each person's accept (a no-show goes back)."
+    ),
+    queue_grace_seconds: float = typer.Option(
+        30.0, help="A queued person whose connection dropped keeps the place this long."
+    ),
     lobby_cache_ms: int = typer.Option(1000, help="The lobby is rebuilt at most this often."),
     lang: str | None = LangOption,
 ) -> None:
@@ -145,6 +155,7 @@ def serve(
         from laizi.server.app import HaltingServer, create_app
         from laizi.server.connections import ConnectionLimits, connection_protocols
         from laizi.server.limits import ServerLimits
+        from laizi.server.matchmaking import MatchSettings
         from laizi.server.protocol import MAX_MESSAGE_BYTES
         from laizi.server.store import Store, default_db_url
     except ImportError as error:  # pragma: no cover - the dependencies are required
@@ -181,6 +192,11 @@ def serve(
             spectators_per_room=spectators_per_room,
             lobby_cache_ms=lobby_cache_ms,
         )
+        match = MatchSettings(
+            casual_wait_s=casual_wait_seconds,
+            accept_s=accept_seconds,
+            disconnect_grace_s=queue_grace_seconds,
+        )
         connection_limits = ConnectionLimits(
             header_seconds=header_seconds,
             body_seconds=body_seconds,
@@ -205,7 +221,9 @@ def serve(
     http_protocol, ws_protocol = connection_protocols(
         connection_limits, proxies, cluster=cluster is not None
     )
-    application = create_app(url, limits, cluster, admin_names(admin), scrapers)
+    application = create_app(
+        url, limits, cluster, admin_names(admin), metrics_from=scrapers, match=match
+    )
     application.state.connection_count = http_protocol.count  # for /metrics
     config = uvicorn.Config(
         application,

@@ -284,6 +284,12 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
             return _error(error.code, error.message, error.status)
         return Response(await hub.lobby.page_json(offset, limit), media_type="application/json")
 
+    async def queue(request: Request) -> Response:
+        """How many wait in each matchmaking queue (docs/api.md)."""
+        queueing = get_hub().queueing
+        counts = {"queues": [], "waiting": 0} if queueing is None else queueing.counts()
+        return JSONResponse(counts)
+
     return [
         Route("/api/register", register, methods=["POST"]),
         Route("/api/login", login, methods=["POST"]),
@@ -293,4 +299,5 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         Route("/api/players/{name}", player),
         Route("/api/leaderboard/{game}", board),
         Route("/api/lobby", lobby),
+        Route("/api/queue", queue),
     ]

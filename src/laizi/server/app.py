@@ -26,7 +26,9 @@ from laizi.server.errors import ErrorBodies
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of
 from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
+from laizi.server.matchmaking import MatchSettings
 from laizi.server.metrics import ServerMetrics, metrics_networks, metrics_routes
+from laizi.server.queueing import Queueing
 from laizi.server.readonly import GetLimit, Readonly, readonly_routes
 from laizi.server.routes import body_too_large, table_routes
 from laizi.server.schema import schema_routes
@@ -53,7 +55,11 @@ these, the same run otherwise; docs/server.md).  Long-lived data is frozen at st
 
 @contextlib.asynccontextmanager
 async def lifespan(
-    app: Starlette, db_url: str, limits: ServerLimits, cluster: ClusterConfig | None = None
+    app: Starlette,
+    db_url: str,
+    limits: ServerLimits,
+    cluster: ClusterConfig | None = None,
+    match: MatchSettings | None = None,
 ) -> AsyncIterator[None]:
     """Startup: migrate the database, make the hub (``app.state.hub``), recover the rooms;
     shutdown: write what was accepted, stop the booking timer, close the pool and the database.
@@ -82,6 +88,7 @@ async def lifespan(
         in_memory,
     )
     attach(hub)
+    hub.queueing = Queueing(store.engine, hub.open_matched_room, limits.ws_join_seconds, match)
     app.state.hub = hub
     if cluster is not None:
         assert isinstance(store, FencedStore)
@@ -100,6 +107,7 @@ async def lifespan(
     measured.stop()
     if node is not None:
         await node.stop()
+    hub.queueing.stop()
     hub.flush()  # what was accepted in the last turn of the loop is written before we go
     if hub.bookings is not None:
         hub.bookings.stop()
@@ -127,6 +135,7 @@ def create_app(
     cluster: ClusterConfig | None = None,
     admins: frozenset[str] = frozenset(),
     metrics_from: Sequence[str] = (),
+    match: MatchSettings | None = None,
 ) -> Starlette:
     """The Starlette application; the database is migrated and the rooms recovered at startup.
 
@@ -134,7 +143,8 @@ def create_app(
     a cluster (``laizi serve --redis``), None: a process on its own; ``admins``: the account
     names that may read the admin routes (``laizi serve --admin``, :mod:`laizi.server.admin`);
     ``metrics_from``: the addresses or networks besides loopback that may read ``/metrics``
-    (``laizi serve --metrics-from``, :mod:`laizi.server.metrics`)."""
+    (``laizi serve --metrics-from``, :mod:`laizi.server.metrics`); ``match``: the matchmaker's
+    settings (``laizi serve --casual-wait-seconds`` …)."""
     limits = limits or ServerLimits()
 
     def hub() -> Hub:
@@ -161,7 +171,9 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        lifespan=functools.partial(lifespan, db_url=db_url, limits=limits, cluster=cluster),
+        lifespan=functools.partial(
+            lifespan, db_url=db_url, limits=limits, cluster=cluster, match=match
+        ),
         middleware=[
             Middleware(HttpGuard),  # outermost: its headers are on every answer
             Middleware(GetLimit, rate=limits.get_rate, burst=limits.get_burst),

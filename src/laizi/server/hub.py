@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 
@@ -16,6 +16,7 @@ from laizi.server.joining import after_join, before_join, mark_guests
 from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
 from laizi.server.matched import RoomKind, SeatClaim, matched_table
 from laizi.server.protocol import (
+    Accept,
     Act,
     Auto,
     Continue,
@@ -23,13 +24,18 @@ from laizi.server.protocol import (
     Leave,
     Ping,
     ProtocolError,
+    Queue,
     Ready,
     Resync,
+    Unqueue,
     decode_client,
 )
 from laizi.server.room import Conn, Room, Seat, new_code
 from laizi.server.store import RoomRow, Store
 from laizi.server.table import TableSettings
+
+if TYPE_CHECKING:
+    from laizi.server.queueing import Queueing
 
 __all__ = ["FORGET_AFTER_S", "Hub", "hub_of"]
 
@@ -62,6 +68,8 @@ class Hub:
         """``laizi.server.cluster.node.Cluster`` when this process is part of a cluster."""
         self.halting = False
         """The server is stopping (:meth:`halt`): the tables stand still."""
+        self.queueing: Queueing | None = None
+        """The matchmaking queue (``laizi.server.queueing``; made at startup)."""
 
     def halt(self) -> None:
         """The server is stopping: every table stops where it is, before the connections are
@@ -267,6 +275,12 @@ class Hub:
                 message = before_join(self.accounts, room, conn, message)
                 room.join(conn, message)
                 after_join(room, conn, message)
+                if self.queueing is not None:
+                    self.queueing.joined(conn)  # seated: out of the queue
+            elif isinstance(message, Queue | Unqueue | Accept):
+                if self.queueing is None:
+                    raise ProtocolError("no_queue", "this server has no matchmaking queue")
+                self.queueing.handle(conn, message)
             else:
                 joined = conn.room
                 if joined is None:
@@ -289,6 +303,8 @@ class Hub:
         return False
 
     def disconnect(self, conn: Conn) -> None:
+        if self.queueing is not None:
+            self.queueing.disconnect(conn)
         if conn.room is not None:
             if not self.halting:  # stopping: not "away" (no 托管, no escape clock)
                 conn.room.disconnect(conn)

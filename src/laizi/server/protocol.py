@@ -28,6 +28,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "PROTOCOL_MINOR",
     "PROTOCOL_VERSION",
+    "Accept",
     "Act",
     "ActionIn",
     "Auto",
@@ -37,8 +38,10 @@ __all__ = [
     "Leave",
     "Ping",
     "ProtocolError",
+    "Queue",
     "Ready",
     "Resync",
+    "Unqueue",
     "decode_client",
     "encode",
 ]
@@ -152,7 +155,30 @@ class Continue(msgspec.Struct, tag="continue", forbid_unknown_fields=True):
     """继续: this seat has seen the settlement; the next deal need not wait for it."""
 
 
-ClientMessage = Join | Act | Auto | Leave | Ready | Resync | Ping | Continue
+class Queue(msgspec.Struct, tag="queue", forbid_unknown_fields=True):
+    """Wait in the matchmaker's queue for ``preset`` and ``kind`` (``ranked`` / ``casual``), in
+    ``tier`` (default: one's own; one's own or one below).  ``key``: a guest's queue key (from
+    an earlier ``queued``) to keep its place — a reload, a second tab."""
+
+    preset: Annotated[str, msgspec.Meta(max_length=64)]
+    kind: Annotated[str, msgspec.Meta(max_length=16)]
+    tier: Annotated[str, msgspec.Meta(max_length=32)] | None = None
+    key: Annotated[str, msgspec.Meta(pattern="^[A-Za-z0-9_-]{16,128}$")] | None = None
+
+
+class Unqueue(msgspec.Struct, tag="unqueue", forbid_unknown_fields=True):
+    """Leave the queue (during an accept: decline the match)."""
+
+
+class Accept(msgspec.Struct, tag="accept", forbid_unknown_fields=True):
+    """Accept the match ``match`` a ``matched`` (``room`` null) offered."""
+
+    match: Annotated[str, msgspec.Meta(max_length=32)]
+
+
+ClientMessage = (
+    Join | Act | Auto | Leave | Ready | Resync | Ping | Continue | Queue | Unqueue | Accept
+)
 
 _decoder = msgspec.json.Decoder(ClientMessage)
 _encoder = msgspec.json.Encoder()
@@ -183,9 +209,7 @@ def stream_json(event: StreamEvent) -> dict[str, Any]:
     return out
 
 
-def decode_client(
-    data: bytes | str,
-) -> Join | Act | Auto | Leave | Ready | Resync | Ping | Continue:
+def decode_client(data: bytes | str) -> ClientMessage:
     """Decode one client message; :class:`ProtocolError` names what is wrong."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"a message may hold at most {MAX_MESSAGE_BYTES} bytes")

@@ -102,6 +102,7 @@ async def serve_websocket(ws: WebSocket, hub: Hub) -> None:
     """One connection: the welcome, then its messages until it goes; the hub forgets it after."""
     outbox = Outbox()
     conn = Conn(outbox.send, outbox.send_many)
+    conn.address = ws.client.host if ws.client is not None else ""
     accounts = hub.accounts
     if accounts is not None:
         conn.account = current_account(accounts, ws)
@@ -149,6 +150,9 @@ async def read(
             try:
                 message = await asyncio.wait_for(ws.receive(), max(0.0, join_by - loop.time()))
             except TimeoutError:
+                if hub.queueing is not None and hub.queueing.holds(conn):
+                    join_by = loop.time() + limits.ws_join_seconds  # waiting for a match
+                    continue
                 late = MESSAGE_TEXT["join_timeout"].format(n=f"{limits.ws_join_seconds:g}")
                 outbox.send({"type": "error", "code": "join_timeout", "message": late})
                 outbox.close_after()  # the writer closes the connection (1008)

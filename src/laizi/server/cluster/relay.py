@@ -115,6 +115,7 @@ async def serve_cluster_websocket(cluster: Cluster, ws: WebSocket) -> None:
             return
     outbox = Outbox()
     conn = Conn(outbox.send, outbox.send_many)
+    conn.address = address  # the matchmaker's shared-address rule
     if hub.accounts is not None:
         conn.account = current_account(hub.accounts, ws)
     task = asyncio.create_task(writer(ws, outbox.queue))

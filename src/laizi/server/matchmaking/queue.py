@@ -611,6 +611,10 @@ class Matchmaker:
         has nobody.  People whose match awaits their accept are not counted."""
         return {b: len(q) for b, q in sorted(self._buckets.items()) if q}
 
+    def waits(self, key: str) -> bool:
+        """Whether ``key`` is queued or has a match awaiting their accept (O(1))."""
+        return key in self._queued or key in self._in_match
+
     def match_of(self, key: str) -> Match | None:
         """The match awaiting ``key``'s accept, if any."""
         match_id = self._in_match.get(key)

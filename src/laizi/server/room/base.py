@@ -70,6 +70,9 @@ class Conn:
         """The logged-in account (``laizi.server.accounts.Account``); None: a guest."""
         self.minor = 0
         """The client's minor protocol version (from ``join``): 1 contributes to the deals."""
+        self.address = ""
+        """The client's address as the server sees it (honouring ``--proxy-headers``): the
+        matchmaker's shared-address rule."""
 
 
 class Timer:
