@@ -1,22 +1,10 @@
 """CI's short run of the abuse benchmark: it runs, prints INTERFACES.md's keys, no errors."""
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_abuse.py"
+from tests.bench_helpers import run_bench
 
 
 def test_bench_abuse_smoke():
-    result = subprocess.run(
-        [sys.executable, str(BENCH), "--json", "--smoke"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    figures = json.loads(result.stdout.splitlines()[-1])
+    figures = run_bench("bench_abuse.py", "--smoke")
     assert figures["errors"] == 0, figures["error_kinds"]
     keys = ("flood_p99_ms", "login_burst_p99_ms", "lobby_storm_p99_ms", "spectators_p99_ms")
     for key in (*keys, "replay_flood_p99_ms"):

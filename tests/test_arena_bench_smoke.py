@@ -1,32 +1,10 @@
 """CI's short run of the arena benchmark (the documented long run is in docs/bots.md)."""
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_arena.py"
+from tests.bench_helpers import run_bench
 
 
 def test_bench_arena_smoke():
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH),
-            "--json",
-            "--walls",
-            "1",
-            "--speed-hands",
-            "2",
-            "--budget-ms",
-            "10",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    figures = json.loads(result.stdout.splitlines()[-1])
+    figures = run_bench("bench_arena.py", "--walls", "1", "--speed-hands", "2", "--budget-ms", "10")
     for rules in ("wuhan-hongzhong-kaikou", "baishan"):
         for pairing in ("strong-greedy", "greedy-random"):
             entry = figures[f"{rules}:{pairing}"]

@@ -1,45 +1,28 @@
 """CI's short run of the cluster benchmark (``--quick``): it runs, prints INTERFACES.md's keys,
 fails over within the issue's 10 s, and counts no error."""
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from benchmarks.cgroup_cpu import DEFAULT_ROOT, detect, writable
 
+from tests.bench_helpers import run_bench
 from tests.cluster_helpers import redis_server
 
 __all__ = ["redis_server"]  # the fixture, for pytest
 
-BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_cluster.py"
-
 
 def run_quick(postgres_server: str, redis_server: str, *flags: str) -> dict[str, Any]:
     """``bench_cluster.py --json --quick FLAGS``: its figures."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH),
-            "--json",
-            "--quick",
-            "--redis",
-            redis_server,
-            "--postgres",
-            postgres_server,
-            *flags,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-        env={**os.environ},
+    return run_bench(
+        "bench_cluster.py",
+        "--quick",
+        "--redis",
+        redis_server,
+        "--postgres",
+        postgres_server,
+        *flags,
     )
-    figures: dict[str, Any] = json.loads(result.stdout.splitlines()[-1])
-    return figures
 
 
 @pytest.mark.slow

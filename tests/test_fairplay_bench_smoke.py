@@ -1,23 +1,11 @@
 """CI's short run of the collusion watch's benchmark: it runs, prints INTERFACES.md's keys, no
 errors (the full run's figures: docs/fairplay.md)."""
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).parents[1] / "benchmarks" / "bench_fairplay.py"
+from tests.bench_helpers import run_bench
 
 
 def test_bench_fairplay_smoke() -> None:
-    result = subprocess.run(
-        [sys.executable, str(BENCH), "--json", "--smoke"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    figures = json.loads(result.stdout.splitlines()[-1])
+    figures = run_bench("bench_fairplay.py", "--smoke")
     assert figures["errors"] == 0, figures["error_kinds"]
     for key in ("colluding_flagged", "honest_flagged"):
         assert 0 <= figures[key] <= 1, key
