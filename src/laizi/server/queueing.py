@@ -148,6 +148,10 @@ class Queueing:
             return False
         return self.mm.waits(key) or self.going.get(key, 0.0) > self.now()
 
+    def _online(self, key: str) -> bool:
+        """Whether the person has a connection (here: on this process)."""
+        return key in self.conns
+
     def _send(self, key: str, message: dict[str, Any]) -> None:
         for conn in list(self.conns.get(key, ())):
             conn.send(message)
@@ -292,7 +296,7 @@ class Queueing:
             for key in lapse.left:
                 self._send(key, _lapsed(lapse.match.id, "left"))
             for key in (*lapse.kept, *lapse.requeued):
-                if key not in self.conns:  # gone during the accept: the grace starts now
+                if not self._online(key):  # gone during the accept: the grace starts now
                     self.mm.disconnect(key, now)
         for match in done.matches:
             deadline = max(0.0, match.deadline - now)
@@ -316,7 +320,7 @@ class Queueing:
             self.shown.pop(key, None)
             self._send(key, {"type": "unqueued", "reason": "dropped"})
         for key, status in self.mm.statuses(now).items():
-            if key in self.conns:
+            if self._online(key):
                 self._queued(key, status)
         for key in [k for k, until in self.going.items() if until <= now]:
             del self.going[key]
