@@ -93,6 +93,9 @@ class ClusterQueueing(Queueing):
         """The current round's messages: ``[key, connection id or None, message]``."""
         super().__init__(engine, self._make_room, join_seconds, settings)
         self.empty = Matchmaker(settings, presets=self.mm.presets).snapshot()
+        self.homes: dict[str, str] = {}
+        """The process each waiting person queued through (part of ``mm:state``): when it
+        dies, its people's connections are gone — their grace starts."""
         self.token = ""
         """The lease's token while this process is the matchmaker ('' otherwise)."""
         self.version = -1
@@ -441,20 +444,29 @@ class ClusterQueueing(Queueing):
         if version != self.version:
             state = await redis.get(key("state"))
             self.committed = state or ""
-            self.mm.restore(json.loads(state) if state else self.empty)
+            found = json.loads(state) if state else {"mm": self.empty, "homes": {}}
+            self.mm.restore(found["mm"])
+            self.homes = dict(found["homes"])
             self.version = version
         if not requests and not full:
             return True
+        gone = await self._homes_gone() if full else set()
         self.out, self.made = [], []
         try:
             for text in requests:
                 self._apply(json.loads(text))
             if full:
+                now = self.now()
+                for who, home in list(self.homes.items()):
+                    if home in gone:  # its process died: the connection is gone
+                        self.mm.disconnect(who, now)
+                        del self.homes[who]
                 self.tick()
+                self.homes = {k: n for k, n in self.homes.items() if self.mm.waits(k)}
             out, made = self.out, self.made
         finally:
             self.out = None
-        state = json.dumps(self.mm.snapshot())
+        state = json.dumps({"mm": self.mm.snapshot(), "homes": self.homes})
         if not requests and not out and not made and state == self.committed:
             return True
         counts = super().counts()
@@ -489,6 +501,14 @@ class ClusterQueueing(Queueing):
         self.version, self.committed = version + 1, state
         return True
 
+    async def _homes_gone(self) -> set[str]:
+        """The processes the waiting queued through that are no longer alive."""
+        nodes = sorted(set(self.homes.values()) - {self.cluster.node})
+        if not nodes:
+            return set()
+        alive = await self.cluster.redis.mget([self.cluster.key("node:" + n) for n in nodes])
+        return {n for n, a in zip(nodes, alive, strict=True) if a is None}
+
     def _apply(self, command: dict[str, Any]) -> None:
         """One player's request, as :class:`Queueing` applies it on a single process."""
         op, key = command["op"], command["key"]
@@ -500,6 +520,7 @@ class ClusterQueueing(Queueing):
                 status = mm.enqueue(
                     person, command["preset"], command["kind"], now, command.get("tier")
                 )
+                self.homes[key] = str(command["conn"]).split("/", 1)[0]
                 self.going.pop(key, None)
                 self._queued(key, status, force=True)
             elif op == "unqueue":
