@@ -79,8 +79,11 @@ async def guest(node: Node, preset: str = PRESET) -> tuple[Client, str]:
     """A guest's connection to ``node``, queued casual: (client, its queue key)."""
     client = await connect(node)
     await client.send({"type": "queue", "preset": preset, "kind": "casual"})
-    first = await client.expect("queued", 30)
-    return client, str(first["key"])
+    while True:
+        first = await client.recv(30)
+        assert first["type"] != "error", first
+        if first["type"] == "queued":
+            return client, str(first["key"])
 
 
 async def offered(client: Client, timeout: float = 30) -> dict[str, Any]:

@@ -12,14 +12,15 @@
   from ``mm:state`` when the version moved), ticks, makes the rooms of the confirmed matches
   (written to the database with no owner), and ends the round (``MM_COMMIT``) with one script
   that checks its token still holds the lease and only then writes the new state, takes the
-  requests it applied off the inbox, lists and announces the new rooms, and publishes the
-  players' messages.  A matchmaker paused past its lease (``SIGSTOP``) that wakes up finds its
-  token gone: nothing it did is written or sent, and the rooms it made are closed
+  requests it applied off the inbox, lists and announces the new rooms, and adds the players'
+  messages to ``mm:out``.  A matchmaker paused past its lease (``SIGSTOP``) that wakes up finds
+  its token gone: nothing it did is written or sent, and the rooms it made are closed
   (``expired``) — nobody is matched twice.  Requests it read stay in the inbox for the next
   matchmaker.
 - **Every process serves its own players.**  Their requests go into the inbox (in order; a
-  ``mm:wake`` notice starts a round at once instead of at the next tick); the messages published
-  on ``mm:out`` are delivered by each process to its own connections of each person (an
+  ``mm:wake`` notice starts a round at once instead of at the next tick); the messages the
+  rounds add to the stream ``mm:out`` are read by every process from where it left off (a
+  moment without Redis loses none) and delivered to its own connections of each person (an
   ``error`` only to the connection that asked).  ``GET /api/queue`` answers from the counts the
   last round published.
 - **Outages.**  Redis not answering: a request is refused with ``queue_unavailable`` (zh/en),
@@ -35,18 +36,17 @@ import asyncio
 import contextlib
 import json
 import logging
-import secrets
 import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from sqlalchemy import update
 
 from laizi.server.matched import RoomKind, SeatClaim, matched_table
 from laizi.server.matchmaking import Matchmaker, MatchSettings, person_data, person_of
-from laizi.server.protocol import Accept, ProtocolError, Queue
+from laizi.server.protocol import ProtocolError, Queue
 from laizi.server.queueing import TICK_S, Queueing, load_history
 from laizi.server.room.base import new_code
 from laizi.server.store import rooms
@@ -60,12 +60,18 @@ if TYPE_CHECKING:
 
 from laizi.server.cluster import scripts
 
-__all__ = ["BATCH", "ClusterQueueing"]
+__all__ = ["BATCH", "HOLD_S", "OUT_KEPT", "ClusterQueueing"]
 
 log = logging.getLogger("laizi.server.cluster")
 
 BATCH = 500
 """The most requests a matchmaker's round takes from the inbox."""
+
+OUT_KEPT = 10_000
+"""About how many rounds' messages the stream ``mm:out`` keeps (a process that lost Redis
+for a moment reads on from where it was)."""
+HOLD_S = 1.0
+"""How long a request waits for Redis before it is refused (``queue_unavailable``)."""
 
 UNAVAILABLE = (
     "the matchmaking queue is unavailable for now: try again soon",
@@ -96,6 +102,8 @@ class ClusterQueueing(Queueing):
         self.homes: dict[str, str] = {}
         """The process each waiting person queued through (part of ``mm:state``): when it
         dies, its people's connections are gone — their grace starts."""
+        self.absent: dict[str, float] = {}
+        """Since when each such process has been seen without its presence in Redis."""
         self.token = ""
         """The lease's token while this process is the matchmaker ('' otherwise)."""
         self.version = -1
@@ -137,6 +145,7 @@ class ClusterQueueing(Queueing):
                 self.counted = json.loads(found)
         self.tasks = [
             loop.create_task(self._listen()),
+            loop.create_task(self._read()),
             loop.create_task(self._rounds()),
             loop.create_task(self._sender()),
         ]
@@ -169,14 +178,8 @@ class ClusterQueueing(Queueing):
         self.outgoing.put_nowait((json.dumps(command), conn))
 
     def queue(self, conn: Conn, message: Queue) -> None:
-        if conn.room is not None:  # this connection is in a room: one table at a time
-            raise ProtocolError("at_table", "you are at a table: no queueing")
-        key = self.key(conn)
-        if conn.account is None and message.key is not None:
-            key = message.key
-        elif key is None:
-            key = secrets.token_urlsafe(18)
-        if self._at_table(key):
+        key = self._queue_key(conn, message)
+        if self._at_table(key):  # (here; the matchmaker knows only its own process's seats)
             raise ProtocolError("at_table", "you are at a table: no queueing")
         person = self._person(conn, key, message.preset)
         self._register(conn, key)
@@ -191,30 +194,18 @@ class ClusterQueueing(Queueing):
         }
         self._push(command, conn)
 
-    def unqueue(self, conn: Conn) -> None:
-        key = self.key(conn)
-        if key is not None:
-            self._push({"op": "unqueue", "key": key}, conn)
-        if conn not in self.key_of:
-            conn.send({"type": "unqueued", "reason": "unqueue"})
+    def leave(self, key: str) -> None:
+        self._push({"op": "unqueue", "key": key})
 
-    def accept(self, conn: Conn, message: Accept) -> None:
-        key = self.key(conn)
-        if key is None:
-            raise ProtocolError("match_gone", "that match was cancelled or is no longer yours")
-        command = {"op": "accept", "key": key, "match": message.match, "conn": self._conn_id(conn)}
+    def confirm(self, key: str, match_id: str, conn: Conn | None = None) -> None:
+        command = {"op": "accept", "key": key, "match": match_id}
+        if conn is not None:
+            command["conn"] = self._conn_id(conn)
         self._push(command, conn)
 
-    def joined(self, conn: Conn) -> None:
+    def seated(self, key: str) -> None:
         """Seated on this process: the person leaves the queue, whichever process they queued on
         (an account is always told to the matchmaker: its other tabs may wait elsewhere)."""
-        if conn.seat is None or conn.spectator:
-            return
-        key = self.key(conn)
-        if key is None:
-            return
-        self._register(conn, key)
-        self.going.pop(key, None)
         if key in self.waiting or key.startswith("a:"):
             self._push({"op": "seated", "key": key})
 
@@ -275,10 +266,7 @@ class ClusterQueueing(Queueing):
                 batch.append(self.outgoing.get_nowait())
             texts = self.retry + [text for text, _ in batch]
             try:
-                try:
-                    await self._into_inbox(texts)
-                except RedisConnectionError:  # a pooled connection Redis closed: once more
-                    await self._into_inbox(texts)
+                await self._into_inbox(texts)
                 self.retry = []
             except Exception as error:
                 log.warning("the queue's requests could not reach Redis (%s)", error)
@@ -292,37 +280,65 @@ class ClusterQueueing(Queueing):
                         conn.send(ProtocolError("queue_unavailable", en, zh).to_message())
 
     async def _into_inbox(self, texts: list[str]) -> None:
-        pipe = self.cluster.redis.pipeline(transaction=False)
-        pipe.rpush(self.key_name("inbox"), *texts)
-        pipe.publish(self.key_name("wake"), "1")
-        await pipe.execute()
+        """Tried for a moment (:data:`HOLD_S`): Redis just back may first close the
+        connections the pool kept from before."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + HOLD_S
+        while True:
+            try:
+                pipe = self.cluster.redis.pipeline(transaction=False)
+                pipe.rpush(self.key_name("inbox"), *texts)
+                pipe.publish(self.key_name("wake"), "1")
+                await pipe.execute()
+                return
+            except (RedisError, OSError):
+                if loop.time() >= until:
+                    raise
+                await asyncio.sleep(0.1)
 
     async def _listen(self) -> None:
-        """The players' messages from the matchmaker (``mm:out``) and the wake-up notices."""
-        out, wake = self.key_name("out"), self.key_name("wake")
+        """The wake-up notices (``mm:wake``): a request is in the inbox (one missed only waits
+        for the next tick)."""
         while True:
             pubsub = self.cluster.redis.pubsub()
             try:
-                await pubsub.subscribe(out, wake)
+                await pubsub.subscribe(self.key_name("wake"))
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
-                    if message is None:
-                        continue
-                    if message["channel"] == wake:
+                    if message is not None:
                         self.wake.set()
-                        continue
-                    body = json.loads(message["data"])
-                    self.counted = body["counts"]
-                    for key, conn_id, sent in body["out"]:
-                        self._deliver(key, conn_id, sent)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("the queue's wake-ups: Redis did not answer (%s)", error)
+                await asyncio.sleep(TICK_S)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    async def _read(self) -> None:
+        """The players' messages from the matchmaker: the stream ``mm:out``, read from where
+        this process left it — so a moment without Redis loses none of them."""
+        redis, out = self.cluster.redis, self.key_name("out")
+        last = ""
+        while True:
+            try:
+                if not last:
+                    newest = await redis.xrevrange(out, count=1)
+                    last = newest[0][0] if newest else "0-0"
+                found = await redis.xread({out: last}, count=100, block=1000)
+                for _, entries in found or ():
+                    for entry_id, fields in entries:
+                        last = entry_id
+                        body = json.loads(fields["m"])
+                        self.counted = body["counts"]
+                        for key, conn_id, sent in body["out"]:
+                            self._deliver(key, conn_id, sent)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
                 log.warning("the queue's messages: Redis did not answer (%s)", error)
                 await asyncio.sleep(TICK_S)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
 
     def _deliver(self, key: str, conn_id: str | None, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -473,19 +489,20 @@ class ClusterQueueing(Queueing):
         payload = json.dumps({"out": out, "counts": counts})
         written = await redis.eval(
             scripts.MM_COMMIT,
-            6,
+            7,
             key("lease"),
             key("version"),
             key("state"),
             key("inbox"),
             key("counts"),
             self.cluster.key("rooms"),
+            key("out"),
             token,
             version + 1,
             state,
             len(requests),
             lease_ms,
-            key("out"),
+            OUT_KEPT,
             payload,
             json.dumps(counts),
             self.cluster.key("news"),
@@ -502,12 +519,19 @@ class ClusterQueueing(Queueing):
         return True
 
     async def _homes_gone(self) -> set[str]:
-        """The processes the waiting queued through that are no longer alive."""
+        """The processes the waiting queued through that are no longer alive: their presence
+        (``node:ID``) missing for a whole lease — not just since Redis came back without it
+        (their next heartbeat, a sixth of a lease later, writes it again)."""
         nodes = sorted(set(self.homes.values()) - {self.cluster.node})
         if not nodes:
+            self.absent.clear()
             return set()
         alive = await self.cluster.redis.mget([self.cluster.key("node:" + n) for n in nodes])
-        return {n for n, a in zip(nodes, alive, strict=True) if a is None}
+        now = self.now()
+        missing = {n for n, a in zip(nodes, alive, strict=True) if a is None}
+        self.absent = {n: self.absent.get(n, now) for n in missing}
+        lease = self.cluster.config.lease_ms / 1000
+        return {n for n, since in self.absent.items() if now - since >= lease}
 
     def _apply(self, command: dict[str, Any]) -> None:
         """One player's request, as :class:`Queueing` applies it on a single process."""
@@ -524,19 +548,11 @@ class ClusterQueueing(Queueing):
                 self.going.pop(key, None)
                 self._queued(key, status, force=True)
             elif op == "unqueue":
-                mm.dequeue(key)
-                self.shown.pop(key, None)
-                self._send(key, {"type": "unqueued", "reason": "unqueue"})
+                Queueing.leave(self, key)
             elif op == "accept":
-                match = mm.accept(key, command["match"], now)
-                if match is None:
-                    self._send(key, {"type": "accepted", "match": command["match"]})
-                else:
-                    self._open(match)
+                Queueing.confirm(self, key, command["match"])
             elif op == "seated":
-                if mm.waits(key) and mm.dequeue(key):
-                    self.shown.pop(key, None)
-                    self._send(key, {"type": "unqueued", "reason": "seated"})
+                Queueing.seated(self, key)
             elif op == "disconnect":
                 mm.disconnect(key, now)
                 self.shown.pop(key, None)

@@ -17,8 +17,8 @@ Every key starts with the cluster's prefix (``laizi:`` by default, ``--redis-pre
 - the matchmaking queue (:mod:`laizi.server.cluster.queue`): ``mm:lease`` (string, expires: the
   matchmaker's token ``NODE:EPOCH``), ``mm:epoch`` (counter), ``mm:state`` (the matchmaker's
   state, JSON) and ``mm:version`` (its number), ``mm:inbox`` (list: the players' requests, oldest
-  first), ``mm:counts`` (``GET /api/queue``'s answer), ``mm:out`` (channel: the messages for the
-  players, each process delivers its own), ``mm:wake`` (channel: a request is in the inbox).
+  first), ``mm:counts`` (``GET /api/queue``'s answer), ``mm:out`` (stream, capped: the messages for
+  the players, each process delivers its own), ``mm:wake`` (channel: a request is in the inbox).
 """
 
 from __future__ import annotations
@@ -221,13 +221,14 @@ for i = 10, #ARGV do
   redis.call('SADD', KEYS[6], ARGV[i])
   redis.call('PUBLISH', ARGV[9], 'orphan ' .. ARGV[i])
 end
-if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
+if ARGV[7] ~= '' then redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[6], '*', 'm', ARGV[7]) end
 return 1
 """
 """A matchmaker's round ends — only if its token still holds the lease (the fence: a matchmaker
 that was paused past its lease writes nothing, sends nothing, opens no room).  KEYS ``mm:lease``,
-``mm:version``, ``mm:state``, ``mm:inbox``, ``mm:counts``, ``rooms``; ARGV the token, the new
-version, the new state, how many requests it took from the inbox, the lease in ms, the
-``mm:out`` channel and what to publish there (or ''), the counts, the ``news`` channel, then the
-codes of the rooms it made (listed among the rooms that need an owner, announced as orphans).
+``mm:version``, ``mm:state``, ``mm:inbox``, ``mm:counts``, ``rooms``, ``mm:out``; ARGV the
+token, the new version, the new state, how many requests it took from the inbox, the lease in
+ms, about how many entries ``mm:out`` keeps and what to add to it (or ''), the counts, the
+``news`` channel, then the codes of the rooms it made (listed among the rooms that need an
+owner, announced as orphans).
 1 if written, 0 if the lease is not this token's."""
