@@ -83,8 +83,9 @@ class Node(ServerProcess):
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
         args = ["serve", "--port", str(self.port), "--db", self.db_url, "--log-level", "warning"]
         with open(self.log, "ab") as log:
+            code = f"{self.prelude}\nfrom laizi.cli import main; main()"
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", "from laizi.cli import main; main()", *args, *self.args],
+                [sys.executable, "-c", code, *args, *self.args],
                 env=env,
                 stdout=log,
                 stderr=log,

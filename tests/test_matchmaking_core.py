@@ -731,3 +731,60 @@ def test_a_ticks_work_grows_as_n_log_n(address: str | None) -> None:
     else:
         assert small_tables == large_tables == 0  # each looks at its neighbours, finds none
     assert large / small <= 2.3, (small, large)
+
+
+# -- the state as data (a cluster keeps it in Redis: laizi.server.cluster.queue) ------------------
+def test_a_matchmaker_restored_from_its_snapshot_goes_on_exactly_as_the_original() -> None:
+    """After every step of a random run (queueing, leaving, accepting, declining, connections
+    lost and back, ticks), a matchmaker restored from the original's snapshot — through JSON,
+    as Redis keeps it — answers the next step exactly as the original does: same statuses,
+    same tables, same lapses, same refusals, same snapshot."""
+    import json
+
+    rng = Random(26)
+    settings = MatchSettings(casual_wait_s=3.0, accept_s=2.0, disconnect_grace_s=2.0)
+    live = Matchmaker(settings, presets=[PRESET])
+    people = [
+        Person(
+            f"p{i}",
+            account=None if i % 5 == 0 else i,
+            points=Fraction(i * 37, 3),
+            rating=rng.uniform(-5, 5),
+            address=f"10.0.0.{i % 9}",
+        )
+        for i in range(40)
+    ]
+    now, formed, refused = 0.0, 0, 0
+    for step in range(1500):
+        copy = Matchmaker(settings, presets=[PRESET])
+        copy.restore(json.loads(json.dumps(live.snapshot())))
+        assert copy.snapshot() == live.snapshot()
+        now += rng.choice((0.0, 0.1, 0.5, 1.0))
+        p = rng.choice(people)
+        roll = rng.random()
+        seed = rng.random()
+        answers = []
+        for mm in (live, copy):
+            try:
+                if roll < 0.35:
+                    kind = "ranked" if p.account is not None and roll < 0.2 else "casual"
+                    answers.append(mm.enqueue(p, PRESET, kind, now))
+                elif roll < 0.45:
+                    answers.append(mm.dequeue(p.key))
+                elif roll < 0.65:
+                    match = mm.match_of(p.key)
+                    answers.append(None if match is None else mm.accept(p.key, match.id, now))
+                elif roll < 0.72:
+                    answers.append(mm.disconnect(p.key, now))
+                elif roll < 0.78:
+                    answers.append(mm.reconnect(p.key))
+                else:
+                    answers.append(mm.tick(now, Random(seed)))
+                    answers.append(mm.statuses(now))
+            except ProtocolError as error:
+                answers.append((error.code, error.params))
+        half = len(answers) // 2
+        assert answers[:half] == answers[half:], step
+        formed += sum(len(a.matches) for a in answers[:half] if isinstance(a, Tick))
+        refused += sum(isinstance(a, tuple) for a in answers[:half])
+    assert formed >= 20 and refused >= 20  # the run went through matches and refusals

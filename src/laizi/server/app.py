@@ -88,14 +88,20 @@ async def lifespan(
         in_memory,
     )
     attach(hub)
-    hub.queueing = Queueing(store.engine, hub.open_matched_room, limits.ws_join_seconds, match)
     app.state.hub = hub
     if cluster is not None:
+        from laizi.server.cluster.queue import ClusterQueueing
+
         assert isinstance(store, FencedStore)
         node = hub.cluster = Cluster(hub, store, cluster)
+        # one queue in Redis, one matchmaker at a time (laizi.server.cluster.queue)
+        queueing = ClusterQueueing(store.engine, node, store, limits.ws_join_seconds, match)
+        hub.queueing = queueing
         await node.start()
+        await queueing.begin()
         recovered = len(hub.rooms)
     else:
+        hub.queueing = Queueing(store.engine, hub.open_matched_room, limits.ws_join_seconds, match)
         recovered = hub.recover()
     # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
     gc.collect()
@@ -106,6 +112,7 @@ async def lifespan(
     yield
     measured.stop()
     if node is not None:
+        await queueing.end()  # the matchmaker's lease handed over at once
         await node.stop()
     hub.queueing.stop()
     hub.flush()  # what was accepted in the last turn of the loop is written before we go

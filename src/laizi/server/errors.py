@@ -105,6 +105,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "match_gone": ("这场匹配已取消或已失效", "that match was cancelled or is no longer yours"),
     "queue_cooldown": ("多次未确认匹配，请稍后再排队", "too many matches not accepted: wait"),
     "no_queue": ("这个服务器没有匹配队列", "this server has no matchmaking queue"),
+    "queue_unavailable": (
+        "匹配队列暂时不可用，请稍后再试",
+        "the matchmaking queue is unavailable for now: try again soon",
+    ),
     "error": ("出错了", "something went wrong"),
 }
 """Every error code: (Chinese, English).  Stable: clients key their own texts on the code."""

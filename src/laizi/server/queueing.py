@@ -148,6 +148,10 @@ class Queueing:
             return False
         return self.mm.waits(key) or self.going.get(key, 0.0) > self.now()
 
+    def _online(self, key: str) -> bool:
+        """Whether the person has a connection (here: on this process)."""
+        return key in self.conns
+
     def _send(self, key: str, message: dict[str, Any]) -> None:
         for conn in list(self.conns.get(key, ())):
             conn.send(message)
@@ -162,19 +166,22 @@ class Queueing:
             self.accept(conn, message)
 
     def queue(self, conn: Conn, message: Queue) -> None:
-        if conn.room is not None:  # this connection is in a room: one table at a time
-            raise ProtocolError("at_table", "you are at a table: no queueing")
-        key = self.key(conn)
-        if conn.account is None and message.key is not None:
-            key = message.key
-        elif key is None:
-            key = secrets.token_urlsafe(18)
+        key = self._queue_key(conn, message)
         person = self._person(conn, key, message.preset)
         self.start()
         status = self.mm.enqueue(person, message.preset, message.kind, self.now(), message.tier)
         self._register(conn, key)
         self.going.pop(key, None)
         self._queued(key, status, force=True)
+
+    def _queue_key(self, conn: Conn, message: Queue) -> str:
+        """Who queues: the account's key, the guest key the tab presents, or a new one."""
+        if conn.room is not None:  # this connection is in a room: one table at a time
+            raise ProtocolError("at_table", "you are at a table: no queueing")
+        key = self.key(conn)
+        if conn.account is None and message.key is not None:
+            return message.key
+        return secrets.token_urlsafe(18) if key is None else key
 
     def _person(self, conn: Conn, key: str, preset: str) -> Person:
         address = conn.address or None
@@ -189,19 +196,27 @@ class Queueing:
     def unqueue(self, conn: Conn) -> None:
         key = self.key(conn)
         if key is not None:
-            self.mm.dequeue(key)
-            self.shown.pop(key, None)
-            self._send(key, {"type": "unqueued", "reason": "unqueue"})
+            self.leave(key)
         if conn not in self.key_of:
             conn.send({"type": "unqueued", "reason": "unqueue"})
+
+    def leave(self, key: str) -> None:
+        """``key`` leaves the queue (or declines the match awaiting their accept)."""
+        self.mm.dequeue(key)
+        self.shown.pop(key, None)
+        self._send(key, {"type": "unqueued", "reason": "unqueue"})
 
     def accept(self, conn: Conn, message: Accept) -> None:
         key = self.key(conn)
         if key is None:
             raise ProtocolError("match_gone", "that match was cancelled or is no longer yours")
-        match = self.mm.accept(key, message.match, self.now())
+        self.confirm(key, message.match, conn)
+
+    def confirm(self, key: str, match_id: str, conn: Conn | None = None) -> None:
+        """``key`` accepts the match; its room once everyone has (``conn``: who asked)."""
+        match = self.mm.accept(key, match_id, self.now())
         if match is None:
-            self._send(key, {"type": "accepted", "match": message.match})
+            self._send(key, {"type": "accepted", "match": match_id})
             return
         self._open(match)
 
@@ -265,6 +280,10 @@ class Queueing:
             return
         self._register(conn, key)
         self.going.pop(key, None)
+        self.seated(key)
+
+    def seated(self, key: str) -> None:
+        """``key`` sat down at a table: out of the queue (or their match declined)."""
         if self.mm.waits(key) and self.mm.dequeue(key):
             self.shown.pop(key, None)
             self._send(key, {"type": "unqueued", "reason": "seated"})
@@ -292,7 +311,7 @@ class Queueing:
             for key in lapse.left:
                 self._send(key, _lapsed(lapse.match.id, "left"))
             for key in (*lapse.kept, *lapse.requeued):
-                if key not in self.conns:  # gone during the accept: the grace starts now
+                if not self._online(key):  # gone during the accept: the grace starts now
                     self.mm.disconnect(key, now)
         for match in done.matches:
             deadline = max(0.0, match.deadline - now)
@@ -316,7 +335,7 @@ class Queueing:
             self.shown.pop(key, None)
             self._send(key, {"type": "unqueued", "reason": "dropped"})
         for key, status in self.mm.statuses(now).items():
-            if key in self.conns:
+            if self._online(key):
                 self._queued(key, status)
         for key in [k for k, until in self.going.items() if until <= now]:
             del self.going[key]

@@ -47,6 +47,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from laizi import jsonsafe
 from laizi.rules import SettingsError
 from laizi.server.api import current_account
+from laizi.server.cluster.queue import ClusterQueueing
 from laizi.server.cluster.shared import ClusterQuotas
 from laizi.server.hub import hub_of
 from laizi.server.limits import MESSAGE_TEXT, LimitError, Owner
@@ -137,6 +138,8 @@ async def serve_cluster_websocket(cluster: Cluster, ws: WebSocket) -> None:
         if internal:  # forwarded here, but the room is not (any more) here: the front looks again
             await ws.close(code=1012)
             return True
+        if isinstance(hub.queueing, ClusterQueueing):
+            hub.queueing.relayed(conn)  # its messages come from the room's owner now
         return await Relay(cluster, ws, conn, code).run(data)
 
     try:
@@ -437,7 +440,10 @@ async def cluster_healthz(request: Request) -> Response:
     """``/healthz`` with this process's part of the cluster."""
     answer = await healthz(request)
     body = jsonsafe.loads(bytes(answer.body))
-    body["cluster"] = hub_of(request.app).cluster.health()
+    hub = hub_of(request.app)
+    body["cluster"] = hub.cluster.health()
+    if isinstance(hub.queueing, ClusterQueueing):
+        body["cluster"]["queue"] = hub.queueing.health()
     return JSONResponse(body)
 
 

@@ -13,7 +13,12 @@ Every key starts with the cluster's prefix (``laizi:`` by default, ``--redis-pre
   open room; rooms per address, per account, bots-only rooms per account;
 - ``login:pair:ACCOUNT:ADDRESS``, ``login:account:ACCOUNT``, ``limit:NAME:KEY`` (sorted sets,
   expire): the login and registration windows, scored by Redis's own clock; ``seq``: a counter;
-- ``news`` (channel): ``owner CODE ID`` (a room changed hands), ``orphan CODE`` (take it now).
+- ``news`` (channel): ``owner CODE ID`` (a room changed hands), ``orphan CODE`` (take it now);
+- the matchmaking queue (:mod:`laizi.server.cluster.queue`): ``mm:lease`` (string, expires: the
+  matchmaker's token ``NODE:EPOCH``), ``mm:epoch`` (counter), ``mm:state`` (the matchmaker's
+  state, JSON) and ``mm:version`` (its number), ``mm:inbox`` (list: the players' requests, oldest
+  first), ``mm:counts`` (``GET /api/queue``'s answer), ``mm:out`` (stream, capped: the messages for
+  the players, each process delivers its own), ``mm:wake`` (channel: a request is in the inbox).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ __all__ = [
     "DISCONNECT",
     "FAIL",
     "HIT",
+    "MM_BEGIN",
+    "MM_COMMIT",
     "RELEASE",
     "RENEW",
     "ROOM_ADD",
@@ -182,3 +189,46 @@ return ''
 """
 """A sliding window of ``limit`` hits (``laizi.server.accounts.RateLimiter`` on Redis's clock):
 '' allowed (and counted when ARGV[3] is '1'), else the seconds until the next is allowed."""
+
+MM_BEGIN = """
+local holder = redis.call('GET', KEYS[1])
+local token = ARGV[1]
+if not holder then
+  local epoch = redis.call('INCR', KEYS[2])
+  token = ARGV[2] .. ':' .. epoch
+  redis.call('SET', KEYS[1], token, 'PX', ARGV[3])
+elseif holder ~= token then
+  return {0}
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+local version = redis.call('GET', KEYS[3]) or '0'
+return {1, token, version, redis.call('LRANGE', KEYS[4], 0, tonumber(ARGV[4]) - 1)}
+"""
+"""A matchmaker's round begins: KEYS ``mm:lease``, ``mm:epoch``, ``mm:version``, ``mm:inbox``;
+ARGV the token held (or ''), this process's id, the lease in ms, how many requests at most.
+``{0}`` if another process holds the lease; else ``{1, token, version, requests}`` — the lease
+renewed, or taken with a new epoch if nobody held it (the token is then new)."""
+
+MM_COMMIT = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[3], ARGV[3])
+if tonumber(ARGV[4]) > 0 then redis.call('LTRIM', KEYS[4], tonumber(ARGV[4]), -1) end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('SET', KEYS[5], ARGV[8])
+for i = 10, #ARGV do
+  redis.call('SADD', KEYS[6], ARGV[i])
+  redis.call('PUBLISH', ARGV[9], 'orphan ' .. ARGV[i])
+end
+if ARGV[7] ~= '' then redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[6], '*', 'm', ARGV[7]) end
+return 1
+"""
+"""A matchmaker's round ends — only if its token still holds the lease (the fence: a matchmaker
+that was paused past its lease writes nothing, sends nothing, opens no room).  KEYS ``mm:lease``,
+``mm:version``, ``mm:state``, ``mm:inbox``, ``mm:counts``, ``rooms``, ``mm:out``; ARGV the
+token, the new version, the new state, how many requests it took from the inbox, the lease in
+ms, about how many entries ``mm:out`` keeps and what to add to it (or ''), the counts, the
+``news`` channel, then the codes of the rooms it made (listed among the rooms that need an
+owner, announced as orphans).
+1 if written, 0 if the lease is not this token's."""

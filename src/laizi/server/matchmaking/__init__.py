@@ -17,6 +17,8 @@ from laizi.server.matchmaking.queue import (
     RecentTables,
     Status,
     Tick,
+    person_data,
+    person_of,
 )
 from laizi.server.matchmaking.settings import KINDS, MatchSettings
 from laizi.server.matchmaking.tiers import TIERS, Tier, allowed, find_tier, tier_of
@@ -38,5 +40,7 @@ __all__ = [
     "Tier",
     "allowed",
     "find_tier",
+    "person_data",
+    "person_of",
     "tier_of",
 ]

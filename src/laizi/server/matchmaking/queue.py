@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from random import Random
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from laizi.server.matchmaking.settings import KINDS, MatchSettings
 from laizi.server.matchmaking.tiers import Tier, allowed, find_tier, tier_of
@@ -43,6 +43,8 @@ __all__ = [
     "RecentTables",
     "Status",
     "Tick",
+    "person_data",
+    "person_of",
 ]
 
 SEATS = 4
@@ -637,6 +639,64 @@ class Matchmaker:
         """The person's own tier."""
         return tier_of(person.points, self.settings.tiers)
 
+    # -- the state as data (a cluster keeps it in Redis) ---------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the matchmaker holds — who waits where since when, the matches awaiting
+        their accept and who accepted, the no-show record and bars, the recent waits, the
+        counters — as plain JSON-able data; :meth:`restore` makes the same matchmaker from it
+        (the settings, presets, history and ``at_table`` are not part of it).
+
+        >>> from random import Random
+        >>> mm = Matchmaker(presets=["baishan"])
+        >>> for i in range(5):
+        ...     _ = mm.enqueue(Person(f"p{i}", account=i, points=Fraction(i, 2)), "baishan",
+        ...                    "ranked", now=float(i))
+        >>> _ = mm.tick(9.0, Random(1)); _ = mm.accept("p0", "m1", now=9.5)
+        >>> copy = Matchmaker(presets=["baishan"]); copy.restore(mm.snapshot())
+        >>> copy.snapshot() == mm.snapshot(), copy.queued(), copy.matched() == mm.matched()
+        (True, frozenset({'p4'}), True)
+        """
+        return {
+            "queued": [_entry_data(e) for e in self._queued.values()],
+            "pending": [
+                {
+                    "match": _match_data(p.match),
+                    "entries": [_entry_data(e) for e in p.entries],
+                    "accepted": sorted(p.accepted),
+                    "declined": sorted(p.declined),
+                }
+                for p in self._pending.values()
+            ],
+            "no_shows": {k: list(v) for k, v in self._no_shows.items()},
+            "barred": dict(self._barred),
+            "waits": [[list(b), list(w)] for b, w in self._waits.items()],
+            "seq": self._seq,
+            "matches": self._matches,
+        }
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Forget everything and hold what :meth:`snapshot` gave instead."""
+        self._buckets.clear()
+        self._queued.clear()
+        self._offline.clear()
+        self._pending.clear()
+        self._in_match.clear()
+        self._no_shows = {k: deque(v) for k, v in state["no_shows"].items()}
+        self._barred = {k: float(v) for k, v in state["barred"].items()}
+        self._waits = {Bucket(*b): deque(w, maxlen=_RECENT_WAITS) for b, w in state["waits"]}
+        self._seq = int(state["seq"])
+        self._matches = int(state["matches"])
+        for data in state["queued"]:
+            self._add(_entry_of(data))
+        for data in state["pending"]:
+            match = _match_of(data["match"])
+            entries = [_entry_of(e) for e in data["entries"]]
+            self._pending[match.id] = _Pending(
+                match, entries, set(data["accepted"]), set(data["declined"])
+            )
+            for entry in entries:
+                self._in_match[entry.person.key] = match.id
+
     # -- bookkeeping ----------------------------------------------------------------------------
     def _next_seq(self) -> int:
         self._seq += 1
@@ -670,3 +730,42 @@ def _nearest_first(left: list[int], right: list[int], ratings: list[float], r: f
             out.append(right[j])
             j += 1
     return out
+
+
+def person_data(p: Person) -> list[Any]:
+    """A person as JSON-able data (:func:`person_of` reads it back)."""
+    return [p.key, p.account, str(p.points), p.rating, p.address]
+
+
+def person_of(data: list[Any]) -> Person:
+    """The person :func:`person_data` wrote."""
+    key, account, points, rating, address = data
+    value = Fraction(points)
+    return Person(key, account, int(value) if value.denominator == 1 else value, rating, address)
+
+
+def _entry_data(e: _Entry) -> list[Any]:
+    return [person_data(e.person), list(e.bucket), e.joined, e.seq, e.offline_since]
+
+
+def _entry_of(data: list[Any]) -> _Entry:
+    person, bucket, joined, seq, offline_since = data
+    return _Entry(person_of(person), Bucket(*bucket), joined, seq, offline_since)
+
+
+def _match_data(m: Match) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "bucket": list(m.bucket),
+        "seats": [None if p is None else person_data(p) for p in m.seats],
+        "formed": m.formed,
+        "deadline": m.deadline,
+        "band": m.band,
+    }
+
+
+def _match_of(data: Mapping[str, Any]) -> Match:
+    seats = tuple(None if p is None else person_of(p) for p in data["seats"])
+    return Match(
+        data["id"], Bucket(*data["bucket"]), seats, data["formed"], data["deadline"], data["band"]
+    )
