@@ -105,6 +105,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "match_gone": ("这场匹配已取消或已失效", "that match was cancelled or is no longer yours"),
     "queue_cooldown": ("多次未确认匹配，请稍后再排队", "too many matches not accepted: wait"),
     "no_queue": ("这个服务器没有匹配队列", "this server has no matchmaking queue"),
+    # -- 再来一局 (laizi.server.again) --
+    "not_friendly": (
+        "只有友人场可以再来一局；排位和休闲请再次匹配",
+        "only a friendly room offers a rematch: queue again for a ranked or casual one",
+    ),
+    "not_over": ("对局还没结束", "the match is not over yet"),
+    "again_unavailable": (
+        "这个服务器不能再来一局，请在大厅开房",
+        "this server can't open the rematch: make a room in the lobby",
+    ),
     "error": ("出错了", "something went wrong"),
 }
 """Every error code: (Chinese, English).  Stable: clients key their own texts on the code."""
