@@ -9,6 +9,7 @@
   strength points before → after and the change, the numbers of the booking; 再次匹配 leaves the
   room and queues again for the same preset and kind.
 * A friendly room's end offers 再来一局: the new room has the same settings and the same seat.
+* A guest queues casual, accepts and takes the seat kept for it with the match's token.
 
 Screenshots (zh and en, a 1280×800 desktop and a 390×844 phone): the card waiting and offered,
 the ranked settlement — under ``$LAIZI_TEST_OUTPUT/web`` and, when ``LAIZI_SHOTS`` names a
@@ -294,5 +295,31 @@ def test_a_friendly_rooms_end_offers_play_again_with_the_same_settings_and_seat(
         after = json.loads(srv.get(f"/api/rooms/{new}")[1])
         assert after["kind"] == "friendly" and after["rules"] == before["rules"]
         assert after["table"] == before["table"] and after["table"]["hands"] == 1
+        assert errors == [], errors
+        page.context.close()
+
+
+def test_a_guest_queues_casual_accepts_and_takes_its_kept_seat_by_token(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A guest's matched seat is kept for its queue key: the card hands it to the table page as
+    the seat's token (a plain join would be ``seat_reserved``)."""
+    args = ("--casual-wait-seconds", "1", "--accept-seconds", "60")
+    with ServerProcess(tmp_path / "db.sqlite3", args=args) as srv:
+        page, errors = new_page(browser)
+        page.goto(srv.http + "/")
+        page.wait_for_selector(".mm-need-account")
+        assert page.locator("input[name='mm-kind'][value='casual']").is_checked()
+        page.select_option("#mm-preset", PRESET)
+        page.click("#match-card .mm-go")
+        page.wait_for_selector("#match-card .mm-accept", timeout=60_000)
+        page.click("#match-card .mm-accept")
+        page.wait_for_url("**/r/*", timeout=60_000)
+        seat = _seat(page)
+        code = page.url.rsplit("/", 1)[1]
+        info = json.loads(srv.get(f"/api/rooms/{code}")[1])
+        assert info["kind"] == "casual"
+        kinds = [s["kind"] for s in info["seats"]]
+        assert kinds.count("bot") == 3 and kinds[seat] == "human"
         assert errors == [], errors
         page.context.close()
