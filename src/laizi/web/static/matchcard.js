@@ -125,8 +125,10 @@ export class MatchCard {
 
   onServer(m) {
     if (!["queued", "matched", "accepted", "lapsed", "unqueued", "error"].includes(m.type)) return;
+    const before = this.state.phase;
     this.state = step(this.state, m, Date.now());
     const s = this.state;
+    if (s.phase !== before) this.refresh(); // who waits changed with us
     if (m.type === "matched" && m.room == null) callBack(t("match_title"));
     if (s.phase === "queued") {
       localStorage.setItem(SAVED, JSON.stringify({ preset: s.preset, kind: s.kind, key: s.key, at: Date.now() }));
