@@ -49,6 +49,13 @@ PRESET = "wuhan-hongzhong-kaikou"
 PROXY = ("--proxy-headers", "127.0.0.1")
 """Each test client claims its own address (the shared-address rule would keep apart four
 clients of 127.0.0.1 at a ranked table)."""
+TIER_NAMES = [
+    {"id": "general", "zh": "一般", "en": "General"},
+    {"id": "upper", "zh": "上级", "en": "Upper"},
+    {"id": "expert", "zh": "特上", "en": "Expert"},
+    {"id": "phoenix", "zh": "凤凰", "en": "Phoenix"},
+]
+"""``GET /api/queue``'s ``tiers``: every tier's id and its names (the lobby's words)."""
 HAN = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -316,7 +323,7 @@ def test_bad_queue_input_is_a_coded_error_and_leaves_nobody_queued(serve: Server
 
 def test_get_api_queue_counts_per_preset_kind_and_tier(serve: Servers) -> None:
     srv: ServerProcess = serve()
-    assert queue_counts(srv) == {"queues": [], "waiting": 0}
+    assert queue_counts(srv) == {"queues": [], "waiting": 0, "tiers": TIER_NAMES}
 
     async def main() -> None:
         guests = [await connect(srv) for _ in range(3)]
@@ -334,6 +341,7 @@ def test_get_api_queue_counts_per_preset_kind_and_tier(serve: Servers) -> None:
                 {"preset": PRESET, "kind": "casual", "tier": "general", "waiting": 1},
             ],
             "waiting": 4,
+            "tiers": TIER_NAMES,
         }
 
     run(main)

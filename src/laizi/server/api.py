@@ -287,7 +287,8 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
     async def queue(request: Request) -> Response:
         """How many wait in each matchmaking queue (docs/api.md)."""
         queueing = get_hub().queueing
-        counts = {"queues": [], "waiting": 0} if queueing is None else queueing.counts()
+        nobody: dict[str, Any] = {"queues": [], "waiting": 0, "tiers": []}
+        counts = nobody if queueing is None else queueing.counts()
         return JSONResponse(counts)
 
     return [

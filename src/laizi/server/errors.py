@@ -109,6 +109,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "匹配队列暂时不可用，请稍后再试",
         "the matchmaking queue is unavailable for now: try again soon",
     ),
+    # -- 再来一局 (laizi.server.again) --
+    "not_friendly": (
+        "只有友人场可以再来一局；排位和休闲请再次匹配",
+        "only a friendly room offers a rematch: queue again for a ranked or casual one",
+    ),
+    "not_over": ("对局还没结束", "the match is not over yet"),
+    "again_unavailable": (
+        "这个服务器不能再来一局，请在大厅开房",
+        "this server can't open the rematch: make a room in the lobby",
+    ),
     "error": ("出错了", "something went wrong"),
 }
 """Every error code: (Chinese, English).  Stable: clients key their own texts on the code."""

@@ -12,12 +12,14 @@ from starlette.applications import Starlette
 
 from laizi.rules import Settings
 from laizi.server.accounts import Accounts
+from laizi.server.again import play_again
 from laizi.server.joining import after_join, before_join, mark_guests
 from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
 from laizi.server.matched import RoomKind, SeatClaim, matched_table
 from laizi.server.protocol import (
     Accept,
     Act,
+    Again,
     Auto,
     Continue,
     Join,
@@ -70,6 +72,8 @@ class Hub:
         """The server is stopping (:meth:`halt`): the tables stand still."""
         self.queueing: Queueing | None = None
         """The matchmaking queue (``laizi.server.queueing``; made at startup)."""
+        self.again: dict[str, str] = {}
+        """A finished friendly room's code → its rematch's (``laizi.server.again``)."""
 
     def halt(self) -> None:
         """The server is stopping: every table stops where it is, before the connections are
@@ -122,6 +126,11 @@ class Hub:
         if owner is not None:
             self.quotas.check_room(owner, table.players == 0)
         return self._open(rules, table, owner or Owner("(server)"), code, "friendly", ())
+
+    def open_friendly_room(self, rules: Settings, table: TableSettings, owner: Owner) -> Room:
+        """A new friendly room with these settings, the quotas checked by the caller (再来一局:
+        ``laizi.server.again``)."""
+        return self._open(rules, table, owner, None, "friendly", ())
 
     def open_matched_room(
         self,
@@ -201,6 +210,7 @@ class Hub:
         self.room_set_changed()
 
         def forget() -> None:
+            self.again.pop(room.code, None)
             if self.rooms.get(room.code) is room:
                 del self.rooms[room.code]
 
@@ -298,6 +308,8 @@ class Hub:
                     joined.ready(conn, message)
                 elif isinstance(message, Continue):
                     joined.continue_(conn)
+                elif isinstance(message, Again):
+                    play_again(self, conn)
         except ProtocolError as error:
             conn.send(error.to_message())
         return False

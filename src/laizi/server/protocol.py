@@ -31,6 +31,7 @@ __all__ = [
     "Accept",
     "Act",
     "ActionIn",
+    "Again",
     "Auto",
     "ClientMessage",
     "Continue",
@@ -176,8 +177,12 @@ class Accept(msgspec.Struct, tag="accept", forbid_unknown_fields=True):
     match: Annotated[str, msgspec.Meta(max_length=32)]
 
 
+class Again(msgspec.Struct, tag="again", forbid_unknown_fields=True):
+    """再来一局: a seat of a finished friendly room asks for a new room with its settings."""
+
+
 ClientMessage = (
-    Join | Act | Auto | Leave | Ready | Resync | Ping | Continue | Queue | Unqueue | Accept
+    Join | Act | Auto | Leave | Ready | Resync | Ping | Continue | Queue | Unqueue | Accept | Again
 )
 
 _decoder = msgspec.json.Decoder(ClientMessage)

@@ -365,7 +365,8 @@ class Queueing:
             {"preset": b.preset, "kind": b.kind, "tier": b.tier, "waiting": n}
             for b, n in self.mm.counts().items()
         ]
-        return {"queues": queues, "waiting": sum(q["waiting"] for q in queues)}
+        tiers = [{"id": t.id, "zh": t.zh, "en": t.en} for t in self.mm.settings.tiers]
+        return {"queues": queues, "waiting": sum(q["waiting"] for q in queues), "tiers": tiers}
 
 
 def _lapsed(match: str, outcome: str) -> dict[str, Any]:

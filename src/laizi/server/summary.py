@@ -1,5 +1,7 @@
 """``GET /api/rooms/CODE/summary``: a room's match totals and its hands with their replays —
-also for a finished room the server no longer holds in memory (read from the database)."""
+also for a finished room the server no longer holds in memory (read from the database) — and,
+once a ranked room's match is booked, each account's strength points and rank before and after
+(:func:`standings_moved`: public standings, exact)."""
 
 from __future__ import annotations
 
@@ -7,23 +9,64 @@ from collections import OrderedDict
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from laizi.engine.events import End, decode, number
+from laizi.rules import rank_for
+from laizi.server.accounts import accounts
 from laizi.server.hub import hub_of
+from laizi.server.ratings import match_results
 from laizi.server.store import Store, rooms, seats
 
-__all__ = ["room_summary", "summary_routes"]
+__all__ = ["room_summary", "standings_moved", "summary_routes"]
 
 
 def _exact(end: End) -> list[Fraction]:
     if end.payments_exact is not None:
         return [Fraction(x) for x in end.payments_exact]
     return [Fraction(str(x)) for x in end.payments]
+
+
+def _rank(points: Fraction) -> dict[str, str]:
+    rank = rank_for(points)
+    return {"zh": rank.zh, "en": rank.en}
+
+
+def standings_moved(c: Connection, room_id: int) -> list[dict[str, Any]]:
+    """What a ranked match booked for each account seat, by seat: the account's name, its
+    strength points before and after and the change (exact text: ``"-400/3"``), and its rank
+    before and after.  ``[]`` before the booking and for a room whose match moves no points."""
+    rows = c.execute(
+        select(
+            match_results.c.seat,
+            match_results.c.points_before,
+            match_results.c.points_after,
+            accounts.c.name,
+        )
+        .join(accounts, accounts.c.id == match_results.c.account_id)
+        .where(match_results.c.room_id == room_id)
+        .where(match_results.c.points_before.is_not(None))
+        .order_by(match_results.c.seat)
+    ).all()
+    out = []
+    for seat, before_text, after_text, name in rows:
+        before, after = Fraction(before_text), Fraction(after_text)
+        out.append(
+            {
+                "seat": seat,
+                "account": name,
+                "points_before": str(before),
+                "points_after": str(after),
+                "delta": str(after - before),
+                "rank_before": _rank(before),
+                "rank_after": _rank(after),
+            }
+        )
+    return out
 
 
 def room_summary(store: Store, code: str) -> dict[str, Any] | None:
@@ -38,6 +81,7 @@ def room_summary(store: Store, code: str) -> dict[str, Any] | None:
             .where(seats.c.room_id == row.id)
             .order_by(seats.c.seat)
         ).all()
+        moved = standings_moved(c, row.id) if row.kind == "ranked" else []
     import json
 
     totals = [Fraction(0)] * 4
@@ -62,12 +106,14 @@ def room_summary(store: Store, code: str) -> dict[str, Any] | None:
     return {
         "code": code,
         "status": row.status,
+        "kind": row.kind,
         "rules": json.loads(row.rules),
         "table": json.loads(row.table_settings),
         "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name} for s in seat_rows],
         "hands": hands,
         "totals": [number(t) for t in totals],
         "totals_exact": [str(t) for t in totals],
+        "standings": moved,
     }
 
 
@@ -96,7 +142,8 @@ async def summary(request: Request) -> Response:
         body = await run_in_threadpool(room_summary, hub_of(request.app).store, code)
         if body is None:
             return JSONResponse({"error": "no such room", "code": "not_found"}, 404)
-        if body["status"] not in ("waiting", "playing"):
+        booking = body["kind"] == "ranked" and body["status"] == "over" and not body["standings"]
+        if body["status"] not in ("waiting", "playing") and not booking:
             kept[code] = body
             while len(kept) > FINISHED_KEPT:
                 kept.popitem(last=False)

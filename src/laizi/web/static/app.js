@@ -1,8 +1,10 @@
 // The client's entry point: the header (language switch) and the page for the address —
 // "/" the lobby, "/r/CODE" a room's table, "/replay/CODE/N" a finished hand.
 
+import { flashUntilVisible } from "./attention.js";
 import { getLang, setLang, t } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
+import { FLASH } from "./matchstate.js";
 import { renderReplay } from "./replay.js";
 import { TablePage } from "./table.js";
 
@@ -28,6 +30,10 @@ function route() {
     const watch = new URLSearchParams(location.search).has("watch");
     page = new TablePage(root, room[1].toUpperCase(), { name: localStorage.getItem("laizi.name") || "", spectate: watch });
     window.laiziPage = page;
+    if (sessionStorage.getItem(FLASH)) { // matched while the tab was hidden: call the person back
+      sessionStorage.removeItem(FLASH);
+      flashUntilVisible(t("match_title"));
+    }
   } else if (replay) {
     renderReplay(root, replay[1].toUpperCase(), Number(replay[2])).then((viewer) => { if (viewer) page = viewer; });
   } else {

@@ -1,9 +1,11 @@
-// The lobby: name or account, create a room from a preset (a field for every setting, defaults
+// The lobby: the match card first (matchcard.js: queue for a ranked or casual table), name or
+// account, create a room from a preset (a field for every setting, defaults
 // shown, the server validates), join by code or link, open rooms, leaderboard and past matches.
 // The form is built from the server's schema (GET /api/settings/schema): every setting's kind,
 // bounds, choices and names come from there; this file declares none.
 
 import { getLang, pick, t } from "./i18n.js";
+import { MatchCard } from "./matchcard.js";
 import { errorText, esc, num } from "./util.js";
 import { SCHEMA } from "./words.js";
 
@@ -66,6 +68,7 @@ function readValue(input) {
 export async function renderLobby(root) {
   const name = localStorage.getItem("laizi.name") || "";
   root.innerHTML = `<div class="lobby">
+    <section class="card match-card" id="match-card"><h2>${t("match")}</h2></section>
     <section class="card create"><h2>${t("create_room")}</h2><form id="create-form" novalidate>
       <div class="quick" data-quick><h3>${t("quick_play")}</h3>
         <div class="quick-row"><div class="field"><label for="qp-variant">${t("variant")}</label><select id="qp-variant"></select></div>
@@ -111,6 +114,9 @@ export async function renderLobby(root) {
 
   const schema = SCHEMA || (await getJson("/api/settings/schema")).body;
   const names = namesOf(schema);
+  const card = new MatchCard(root.querySelector("#match-card"), {
+    presets: schema.rules.presets.map((p) => ({ name: p.name, label: say(p.label) })), say,
+  });
   const presets = Object.fromEntries(schema.rules.presets.map((p) => [p.name, p.values]));
   const presetSelect = root.querySelector("#preset");
   presetSelect.innerHTML = schema.rules.presets.map((p) => `<option value="${p.name}">${esc(say(p.label))}</option>`).join("");
@@ -188,12 +194,13 @@ export async function renderLobby(root) {
     location.href = `/r/${body.code}`;
   });
 
-  renderAccounts(root, schema, names);
+  renderAccounts(root, schema, names, card);
 }
 
-async function renderAccounts(root, schema, names) {
+async function renderAccounts(root, schema, names, card) {
   const box = root.querySelector(".account");
   const me = await getJson("/api/me");
+  card.setAccount(me.ok);
   if (me.status === 404) {
     box.innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
     root.querySelector(".leaderboard").innerHTML = `<p class="muted">${t("no_accounts")}</p>`;

@@ -56,6 +56,9 @@ export class RoomConnection {
         join.spectate = true;
       } else {
         join.name = this.name;
+        // 再来一局: the seat this person had at the last table (rematch.js)
+        const want = sessionStorage.getItem(`laizi.want-seat.${this.code}`);
+        if (want != null) join.seat = Number(want);
       }
       ws.send(JSON.stringify(join));
       this.onStatus(true);
@@ -65,6 +68,7 @@ export class RoomConnection {
       const data = JSON.parse(e.data);
       const messages = Array.isArray(data) ? data : [data];
       for (const msg of messages) {
+        if (msg.type === "joined") sessionStorage.removeItem(`laizi.want-seat.${this.code}`);
         if (msg.type === "joined" && msg.token) {
           localStorage.setItem(tokenKey(this.code), JSON.stringify({ token: msg.token, seat: msg.seat }));
         }

@@ -18,19 +18,29 @@ const TUNES = {
   win: [[523, 0, 0.12], [659, 0.12, 0.12], [784, 0.24, 0.12], [1047, 0.36, 0.22]],
 };
 
-/** Play one of the tunes if sounds are on (and the browser allows audio). */
-export function sound(name) {
-  if (!soundOn() || !TUNES[name]) return;
+/** Make the page's audio ready during a click (a browser lets a page sound only after a gesture). */
+export function primeAudio() {
   try {
     ctx = ctx || new (window.AudioContext || window.webkitAudioContext)();
+    if (ctx.state === "suspended") ctx.resume();
+  } catch {
+    ctx = null; // no audio here
+  }
+}
+
+/** Play `notes` ([frequency Hz, start s, length s]) now, whatever the setting. */
+export function playNotes(notes, type = "triangle", peak = 0.18) {
+  try {
+    primeAudio();
+    if (!ctx) return;
     const now = ctx.currentTime;
-    for (const [freq, start, length] of TUNES[name]) {
+    for (const [freq, start, length] of notes) {
       const osc = ctx.createOscillator();
       const gain = ctx.createGain();
-      osc.type = "triangle";
+      osc.type = type;
       osc.frequency.value = freq;
       gain.gain.setValueAtTime(0.0001, now + start);
-      gain.gain.exponentialRampToValueAtTime(0.18, now + start + 0.01);
+      gain.gain.exponentialRampToValueAtTime(peak, now + start + 0.01);
       gain.gain.exponentialRampToValueAtTime(0.0001, now + start + length);
       osc.connect(gain).connect(ctx.destination);
       osc.start(now + start);
@@ -39,4 +49,9 @@ export function sound(name) {
   } catch {
     // no audio here: the game goes on silently
   }
+}
+
+/** Play one of the tunes if sounds are on (and the browser allows audio). */
+export function sound(name) {
+  if (soundOn() && TUNES[name]) playNotes(TUNES[name]);
 }

@@ -16,6 +16,7 @@ import { getLang, t } from "./i18n.js";
 import { applyEvent, fromView } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { pondHtml } from "./pond.js";
+import { onAgain, rematchCommand } from "./rematch.js";
 import { barHtml, entropyHtml, waitingHtml } from "./roombar.js";
 import { seatHtml } from "./seat.js";
 import { setSound, sound, soundOn } from "./sound.js";
@@ -158,6 +159,9 @@ export class TablePage {
       case "left":
         location.href = "/";
         return;
+      case "again": // 再来一局: the rematch's room (rematch.js)
+        onAgain(this, m);
+        break;
       default:
         break;
     }
@@ -292,7 +296,7 @@ export class TablePage {
     } else if (target.dataset.cmd === "close-settle") {
       this.end = null;
       this.render();
-    }
+    } else rematchCommand(this, target.dataset.cmd);
   }
 
   tick() {

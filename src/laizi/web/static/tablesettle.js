@@ -3,7 +3,9 @@
 // and a finished room's page (its totals and every hand's replay).
 
 import { getLang, t } from "./i18n.js";
+import { rematchHtml } from "./rematch.js";
 import { renderSettlement } from "./settle.js";
+import { loadSummary, standingsHtml } from "./standings.js";
 import { esc, num } from "./util.js";
 
 function pauseHtml(page) {
@@ -21,8 +23,10 @@ function pauseHtml(page) {
 }
 
 function matchEndHtml(page) {
+  if (page.room && page.room.kind === "ranked") loadSummary(page); // the rank changes, once booked
   const totals = page.matchEnd.totals.map((x, s) => `<li>${esc(page.name(s))}: <b>${num(x)}</b></li>`).join("");
-  return `<div class="match-end"><h2>${t("match_over")}</h2><ul>${totals}</ul><a href="/" class="button">${t("back_lobby")}</a></div>`;
+  return `<div class="match-end"><h2>${t("match_over")}</h2><ul>${totals}</ul>${standingsHtml(page)}${rematchHtml(page)}` +
+    `<a href="/" class="button">${t("back_lobby")}</a></div>`;
 }
 
 /** Draw the settlement panel into the fresh page; `old` is the panel of the previous drawing,
@@ -45,19 +49,15 @@ export function drawSettlement(page, old) {
 
 function settlementKey(page) {
   const p = page;
-  return JSON.stringify([p.model.hand, getLang(), p.seat, p.continued, p.pause && p.pause.waiting, !!p.matchEnd, p.room.status, p.room.seats.map((x) => x.name)]);
+  const ranks = p.summary && p.summary.standings ? p.summary.standings.length : 0;
+  return JSON.stringify([p.model.hand, getLang(), p.seat, p.continued, p.pause && p.pause.waiting, !!p.matchEnd, p.room.status, p.room.seats.map((x) => x.name), ranks, p.again && p.again.room, !!p.askedAgain]);
 }
 
 /** A finished room's link: the match totals and every hand's replay (the server's summary,
  * `GET /api/rooms/CODE/summary`, gives exact totals and each hand's result where it has one). */
 export function finishedHtml(page) {
   const room = page.room;
-  if (page.summary === undefined) {
-    page.summary = null;
-    fetch(`/api/rooms/${page.code}/summary`).then((r) => (r.ok ? r.json() : null)).then((body) => {
-      if (body) { page.summary = body; page.render(); }
-    }).catch(() => {});
-  }
+  loadSummary(page);
   const sum = page.summary;
   const exact = sum && (sum.totals_exact || sum.totals);
   const sign = (x) => Number(String(x).split("/")[0]);
@@ -70,7 +70,7 @@ export function finishedHtml(page) {
   };
   const links = (room.records || []).map((_, i) => `<li><a href="/replay/${page.code}/${i}">${t("hand_no", i + 1)}</a>${result(i)} · <a href="/api/rooms/${page.code}/hands/${i}" download>${t("download_record")}</a></li>`).join("");
   return `<div class="waiting finished"><h2>${t("match_over")}</h2><h3>${t("match_result")}</h3>` +
-    `<table class="settle match-totals"><tbody>${totals}</tbody></table>` +
+    `<table class="settle match-totals"><tbody>${totals}</tbody></table>${standingsHtml(page)}${rematchHtml(page)}` +
     `<h3>${t("hands_replays")}</h3><ul class="replays">${links || `<li class="muted">${t("none_yet")}</li>`}</ul>` +
     `<a href="/" class="button">${t("back_lobby")}</a><div class="settlement"></div></div>`;
 }
