@@ -180,7 +180,7 @@ def test_a_refused_commit_sends_nothing_of_its_batch_and_the_next_goes_on(
 
 
 def test_the_loop_runs_on_while_a_commit_takes_200_ms(store: Store) -> None:
-    """Each commit sleeps 200 ms in the writer's thread; meanwhile the loop keeps its timers:
+    """Six commits sleep 200 ms each in the writer's thread; meanwhile the loop keeps its timers:
     the loop-lag histogram (a 100 ms timer, ``laizi.server.metrics``) sees no lag near the
     commit's, and a 10 ms ticker runs while each commit is in progress."""
 
@@ -192,19 +192,19 @@ def test_the_loop_runs_on_while_a_commit_takes_200_ms(store: Store) -> None:
         slow = SlowWrites(store, delay=0.2)
         metrics.start(None)
         ticks_while_writing = 0
-        for n in range(1, 4):
+        for n in range(1, 7):
             table.act(store, hub)
             while len(table.got) < n:
                 await asyncio.sleep(0.01)
                 ticks_while_writing += slow.writing.is_set()
         metrics.stop()
-        assert slow.done == 3
-        assert ticks_while_writing >= 3 * 5  # of ~20 a commit on an idle machine
+        assert slow.done == 6
+        assert ticks_while_writing >= 6 * 5  # of ~20 a commit on an idle machine
         registry = metrics.registry
         count = registry.get_sample_value("laizi_loop_lag_seconds_count") or 0
         low = registry.get_sample_value("laizi_loop_lag_seconds_bucket", {"le": "0.1"}) or 0
-        assert count >= 4
-        assert count - low <= 1  # (one late tick allowed: the machine is shared)
+        assert count >= 8
+        assert count - low <= 2  # (two late ticks allowed: the machine is shared)
 
     run(body)
 
