@@ -63,7 +63,7 @@ import websockets
 
 from bench_server import Stats, player
 from cgroup_cpu import DEFAULT_PERIOD_US, DEFAULT_ROOT, CgroupUnavailable, CpuGroups, cpu_seconds
-from server_process import SRC, create_room, free_port, report
+from server_process import SRC, create_room, free_port, fresh_postgres, report
 
 ROOT = Path(__file__).resolve().parents[1]
 P99_GOAL_MS = 50.0
@@ -96,20 +96,6 @@ def redis_server(given: str | None) -> AbstractContextManager[str]:
 
 def postgres_server(given: str | None) -> AbstractContextManager[str]:
     return _throwaway("postgres.sh", given or os.environ.get("LAIZI_TEST_POSTGRES_URL"))
-
-
-@contextmanager
-def database(server: str) -> Iterator[str]:
-    import psycopg
-
-    name = "laizi_bench_" + secrets.token_hex(5)
-    with psycopg.connect(server, autocommit=True) as c:
-        c.execute(f"CREATE DATABASE {name}")
-    try:
-        yield server.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(server, autocommit=True) as c:
-            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 class Processes:
@@ -332,14 +318,14 @@ async def main_async(
     errors = 0
     with tempfile.TemporaryDirectory() as tmp:
         for n in (1, 2):
-            with database(server) as db, Processes(n, db, redis, Path(tmp), cpu) as procs:
+            with fresh_postgres(server) as db, Processes(n, db, redis, Path(tmp), cpu) as procs:
                 result = await ramp(procs, args.steps, args.seconds, args.warmup)
             out[f"tables_{n}"] = result["held"]
             out[f"steps_{n}"] = result["steps"]
             errors += result["errors"]
         held_1, held_2 = out["tables_1"], out["tables_2"]
         out["tables_ratio"] = round(held_2 / held_1, 2) if held_1 else None
-        with database(server) as db, Processes(2, db, redis, Path(tmp), cpu) as procs:
+        with fresh_postgres(server) as db, Processes(2, db, redis, Path(tmp), cpu) as procs:
             seconds, failed = await failover(procs, args.failover_tables)
         out["failover_s"] = seconds
         errors += failed

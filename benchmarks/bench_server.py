@@ -20,17 +20,35 @@ Keys printed as the last line with ``--json`` (INTERFACES.md):
 ``hint_ms_p99``    99th percentile of the server's 听牌 hint computations (``laizi.engine.hints``,
                    one per prompt or table change of a seat with a person), as the server's
                    ``/healthz`` reports them; goal < 5 ms
+``loop_lag_p99_ms`` 99th percentile of the server's event-loop lag while measuring (how late its
+                   100 ms timer ran: ``laizi_loop_lag_seconds`` of ``GET /metrics``); goal ≤ 20 ms
+``commit_p99_ms``  99th percentile of the server's store transactions while measuring (a group
+                   commit or a hand's start, begin to commit: ``laizi_store_commit_seconds``;
+                   run by the writer's thread, not the loop)
+``tables_at_50ms`` with ``--step-up``: the most tables that held ``p99_ms`` ≤ 50 with no error,
+                   stepping up from ``--step-from`` by ``--step-by`` (a fresh server and database
+                   each step, ``--seconds`` each) until one does not; null without ``--step-up``
+                   (it takes a run per step: minutes). ``steps`` lists each step's figures.
+
+The two server-side percentiles are read from the difference of the histograms scraped when
+measuring starts and ends, interpolated linearly within a bucket (as Prometheus's
+``histogram_quantile``): their resolution is the buckets' (``laizi.server.metrics``).
+
+``--db postgresql://USER@HOST:PORT/DB`` measures on PostgreSQL: each run gets a new database
+on that server (made and dropped by the benchmark), instead of a fresh SQLite file.
 
 Also printed: ``server_cpu`` (the server process's CPU use while measuring, in cores) and the
 machine's ``load_average`` (the 2-core machine is shared: figures taken under load are worse).
 
-Goal (issue 7): 200 tables, p99 < 50 ms, zero errors on the project's 2-core machine.
+Goals (issues 7, 31): 200 tables, p99 ≤ 50 ms, loop lag p99 ≤ 20 ms, zero errors on the project's
+2-core machine, on SQLite and on PostgreSQL.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -42,8 +60,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import websockets
+from prometheus_client.parser import text_string_to_metric_families
 
-from server_process import create_room, report, throwaway_server
+from server_process import create_room, fresh_postgres, report, throwaway_server
 
 DECISIONS = ("discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "win")
 
@@ -177,10 +196,12 @@ async def run(
     stats.measuring = True
     started = time.perf_counter()
     cpu_before = cpu_seconds(pid)
+    histograms_before = await asyncio.to_thread(histograms, port)
     await asyncio.sleep(seconds)
     stats.measuring = False
     elapsed = time.perf_counter() - started
     cpu_after = cpu_seconds(pid)
+    histograms_after = await asyncio.to_thread(histograms, port)
     server_cpu = (
         None if cpu_before is None or cpu_after is None else (cpu_after - cpu_before) / elapsed
     )
@@ -204,7 +225,55 @@ async def run(
         "errors": stats.errors,
         "error_kinds": stats.error_kinds,
         "hint_ms_p99": hint_ms_p99,
+        "loop_lag_p99_ms": quantile_ms(
+            histograms_before, histograms_after, "laizi_loop_lag_seconds", 0.99
+        ),
+        "commit_p99_ms": quantile_ms(
+            histograms_before, histograms_after, "laizi_store_commit_seconds", 0.99
+        ),
     }
+
+
+Buckets = dict[str, list[tuple[float, float]]]
+"""A histogram's name → its cumulative buckets (upper bound, count), in order."""
+
+
+def histograms(port: int) -> Buckets:
+    """The histograms of the server's ``GET /metrics`` (the benchmark is a loopback client)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    out: Buckets = {}
+    for family in text_string_to_metric_families(text):
+        if family.type != "histogram":
+            continue
+        buckets = [
+            (float(sample.labels["le"]), sample.value)
+            for sample in family.samples
+            if sample.name.endswith("_bucket")
+        ]
+        out[family.name] = sorted(buckets)
+    return out
+
+
+def quantile_ms(before: Buckets, after: Buckets, name: str, q: float) -> float | None:
+    """The ``q`` quantile of what histogram ``name`` observed between two scrapes, in ms
+    (linear within its bucket; the last finite bound when it falls in the ``+Inf`` one);
+    None when nothing was observed."""
+    old = dict(before.get(name, []))
+    counts = [(le, count - old.get(le, 0.0)) for le, count in after.get(name, [])]
+    if not counts or counts[-1][1] <= 0:
+        return None
+    rank = q * counts[-1][1]
+    lower, below = 0.0, 0.0
+    for le, cumulative in counts:
+        if cumulative >= rank:
+            if le == float("inf"):
+                return round(lower * 1000, 2)
+            inside = cumulative - below
+            share = (rank - below) / inside if inside else 1.0
+            return round((lower + (le - lower) * share) * 1000, 2)
+        lower, below = le, cumulative
+    return round(lower * 1000, 2)
 
 
 def health(port: int) -> dict[str, Any]:
@@ -222,6 +291,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--port", type=int, help="use a server already running on this port")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--db", help="a PostgreSQL server's URL: each run on a new database there (default: SQLite)"
+    )
+    parser.add_argument(
+        "--step-up",
+        action="store_true",
+        help="also find tables_at_50ms: more tables each run until p99 > 50 ms (long)",
+    )
+    parser.add_argument("--step-from", type=int, default=50, help="--step-up's first count")
+    parser.add_argument("--step-by", type=int, default=50, help="--step-up's step")
+    parser.add_argument("--step-max", type=int, default=1000, help="--step-up's last count")
     args = parser.parse_args()
     if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 600:
         parser.error("--tables must be 1–1000 and --seconds 0–600")
@@ -239,14 +319,52 @@ def main() -> None:
     if args.port:
         result = runner(run(args.port, args.tables, args.seconds, args.warmup, args.seed))
     else:
-        # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
-        flags = ("--rooms-per-address", "5000", "--connections-per-address", "10000")
-        flags += ("--open-connections-per-address", "10000")
-        with throwaway_server(*flags) as (port, server):
-            result = runner(
-                run(port, args.tables, args.seconds, args.warmup, args.seed, server.pid)
-            )
+        result = measure(runner, args, args.tables)
+    if args.step_up:
+        best, steps = step_up(runner, args)
+        result["tables_at_50ms"] = best
+        result["steps"] = steps
+    else:
+        result["tables_at_50ms"] = None
     report(result, args.json)
+
+
+FLAGS = (
+    # Every client comes from 127.0.0.1: the per-address caps (docs/server.md) are raised.
+    "--rooms-per-address",
+    "5000",
+    "--connections-per-address",
+    "10000",
+    "--open-connections-per-address",
+    "10000",
+)
+
+
+def measure(runner: Any, args: argparse.Namespace, tables: int) -> dict[str, Any]:
+    """One run of ``tables`` tables on a fresh server and database."""
+    with contextlib.ExitStack() as stack:
+        db = stack.enter_context(fresh_postgres(args.db)) if args.db else None
+        port, server = stack.enter_context(throwaway_server(*FLAGS, db=db))
+        result: dict[str, Any] = runner(
+            run(port, tables, args.seconds, args.warmup, args.seed, server.pid)
+        )
+    result["db"] = "postgresql" if args.db else "sqlite"
+    return result
+
+
+def step_up(runner: Any, args: argparse.Namespace) -> tuple[int | None, list[dict[str, Any]]]:
+    """``tables_at_50ms``: the most tables whose run held p99 ≤ 50 ms with no error, stepping up
+    until a run does not (or ``--step-max``); and each step's figures."""
+    best, steps = None, []
+    for tables in range(args.step_from, args.step_max + 1, args.step_by):
+        figures = measure(runner, args, tables)
+        keys = ("tables", "p99_ms", "loop_lag_p99_ms", "commit_p99_ms", "errors", "load_average")
+        steps.append({key: figures[key] for key in keys})
+        p99 = figures["p99_ms"]
+        if p99 is None or p99 > 50 or figures["errors"]:
+            break
+        best = tables
+    return best, steps
 
 
 if __name__ == "__main__":

@@ -25,10 +25,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db: Path, port: int, *flags: str) -> subprocess.Popen[bytes]:
-    """``laizi serve`` on 127.0.0.1:``port`` with an SQLite database at ``db``, once it answers."""
+def start_server(db: Path | str, port: int, *flags: str) -> subprocess.Popen[bytes]:
+    """``laizi serve`` on 127.0.0.1:``port`` with an SQLite database at ``db`` (or the database
+    of the URL ``db``), once it answers."""
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", f"sqlite:///{db}", *flags]
+    url = db if isinstance(db, str) else f"sqlite:///{db}"
+    args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", url, *flags]
     proc = subprocess.Popen(
         [sys.executable, "-c", "from laizi.cli import main; main()", *args, "--log-level", "error"],
         env=env,
@@ -45,12 +47,15 @@ def start_server(db: Path, port: int, *flags: str) -> subprocess.Popen[bytes]:
 
 
 @contextlib.contextmanager
-def throwaway_server(*flags: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    """A ``laizi serve`` on a free port with a fresh SQLite file in a temporary directory:
-    ``(port, process)``; stopped (SIGTERM, then SIGKILL after 15 s) and removed at the end."""
+def throwaway_server(
+    *flags: str, db: str | None = None
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """A ``laizi serve`` on a free port with a fresh SQLite file in a temporary directory (or
+    the database of the URL ``db``): ``(port, process)``; stopped (SIGTERM, then SIGKILL after
+    15 s) and removed at the end."""
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        server = start_server(Path(tmp) / "bench.sqlite3", port, *flags)
+        server = start_server(db or Path(tmp) / "bench.sqlite3", port, *flags)
         try:
             yield port, server
         finally:
@@ -59,6 +64,23 @@ def throwaway_server(*flags: str) -> Iterator[tuple[int, subprocess.Popen[bytes]
                 server.wait(15)
             except subprocess.TimeoutExpired:
                 server.kill()
+
+
+@contextlib.contextmanager
+def fresh_postgres(url: str) -> Iterator[str]:
+    """A new, empty database on the PostgreSQL server of ``url`` (dropped at the end)."""
+    import secrets
+
+    import psycopg
+
+    name = "laizi_bench_" + secrets.token_hex(6)
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    try:
+        yield url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def create_room(port: int, table: dict[str, Any]) -> str:

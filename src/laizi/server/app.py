@@ -78,6 +78,7 @@ async def lifespan(
     hub = Hub(store, limits)
     measured: ServerMetrics = app.state.metrics
     store.meter = measured  # commits and accepted actions (laizi.server.metrics)
+    store.start_writer()  # every write on its own thread from here (laizi.server.writer)
     hub.passwords = HashPool(limits.workers, limits.hash_queue)
     in_memory = store.engine if ":memory:" in db_url or db_url.rstrip("/") == "sqlite:" else None
     app.state.readonly = Readonly(
@@ -115,7 +116,7 @@ async def lifespan(
         await queueing.end()  # the matchmaker's lease handed over at once
         await node.stop()
     hub.queueing.stop()
-    hub.flush()  # what was accepted in the last turn of the loop is written before we go
+    hub.flush(wait=True)  # what was accepted is written (and sent) before we go
     if hub.bookings is not None:
         hub.bookings.stop()
     hub.passwords.close()

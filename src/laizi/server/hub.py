@@ -4,8 +4,11 @@ and the dispatch of each client message to its room."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
@@ -33,7 +36,7 @@ from laizi.server.protocol import (
     decode_client,
 )
 from laizi.server.room import Conn, Room, Seat, new_code
-from laizi.server.store import RoomRow, Store
+from laizi.server.store import Refusal, RoomRow, Store
 from laizi.server.table import TableSettings
 
 if TYPE_CHECKING:
@@ -65,6 +68,9 @@ class Hub:
         self.bookings: Any = None
         """``laizi.server.booking.Bookings``: what is booked, and what could not be (healthz)."""
         self.held: list[tuple[Conn, dict[str, Any]]] = []
+        """The messages posted in this turn of the loop (written by the next :meth:`flush`)."""
+        self.pending: deque[tuple[Future[Refusal], list[tuple[Conn, dict[str, Any]]]]] = deque()
+        """The group commits handed to the writer, each with the messages it holds back."""
         self.flush_scheduled = False
         self.cluster: Any = None
         """``laizi.server.cluster.node.Cluster`` when this process is part of a cluster."""
@@ -95,21 +101,59 @@ class Hub:
             self.flush_scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
 
-    def flush(self) -> None:
-        """Commit what the rooms staged (one transaction), then let their messages go."""
+    def flush(self, wait: bool = False) -> None:
+        """Commit what the rooms staged (one transaction), then let their messages go.
+
+        With the store's writer (``laizi.server.writer``) the transaction is handed to it and
+        the messages wait in :attr:`pending` until it is done; the loop goes on meanwhile
+        (``wait``: block until everything handed over is written and sent — at shutdown).
+        Batches are released in the order they were made, so each connection's messages keep
+        theirs.  A refused write sends none of its batch's messages (logged)."""
         self.flush_scheduled = False
-        try:
-            self.store.commit()
-        except Exception:
-            log.exception("the database refused a write: messages held back")
-            self.held.clear()
-            return
         held, self.held = self.held, []
-        by_conn: dict[Conn, list[dict[str, Any]]] = {}
-        for conn, message in held:
-            by_conn.setdefault(conn, []).append(message)
-        for conn, messages in by_conn.items():
-            conn.send_many(messages)
+        if self.store.writer is None:
+            try:
+                self.store.commit()
+            except Exception:
+                log.exception("the database refused a write: messages held back")
+                return
+            _send(held)
+            return
+        future = self.store.commit_async()
+        if future is None:  # nothing new to write: these wait only for the batches before them
+            if self.pending:
+                self.pending[-1][1].extend(held)
+            else:
+                _send(held)
+        else:
+            self.pending.append((future, held))
+            loop = asyncio.get_running_loop()
+            future.add_done_callback(lambda _: loop.call_soon_threadsafe(self.release))
+        if wait:
+            for pending, _ in list(self.pending):
+                concurrent.futures.wait([pending])
+            self.release()
+
+    def release(self) -> None:
+        """Send the messages of the batches written so far, in order (see :meth:`flush`)."""
+        while self.pending and self.pending[0][0].done():
+            future, held = self.pending[0]
+            try:
+                refusal = future.result()
+            except Exception:
+                self.pending.popleft()
+                log.exception("the database refused a write: messages held back")
+                continue
+            # A room the database refused is dropped first (in a cluster): its messages with it.
+            self.store.refused(refusal)
+            self.pending.popleft()
+            _send(held)
+
+    def drop_messages(self, room: Room) -> None:
+        """Send none of the held messages to the connections of ``room`` (dropped here)."""
+        self.held = [(c, m) for c, m in self.held if c.room is not room]
+        for _, held in self.pending:
+            held[:] = [(c, m) for c, m in held if c.room is not room]
 
     def create_room(self, body: Any, owner: Owner | None = None, code: str | None = None) -> Room:
         """A new friendly room (友人场: its match moves no ranks); with an ``owner`` (a client's
@@ -334,3 +378,12 @@ def hub_of(app: Starlette) -> Hub:
     """The application's hub (made at startup, kept in ``app.state``)."""
     hub: Hub = app.state.hub
     return hub
+
+
+def _send(held: list[tuple[Conn, dict[str, Any]]]) -> None:
+    """Each connection's messages in one go, in the order they were posted."""
+    by_conn: dict[Conn, list[dict[str, Any]]] = {}
+    for conn, message in held:
+        by_conn.setdefault(conn, []).append(message)
+    for conn, messages in by_conn.items():
+        conn.send_many(messages)

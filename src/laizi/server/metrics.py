@@ -164,7 +164,9 @@ class _Live(Collector):
         yield connections
         readonly = getattr(state, "readonly", None)
         queues = GaugeMetricFamily("laizi_queue_size", "Work waiting.", labels=["queue"])
-        queues.add_metric(["held_messages"], len(hub.held))
+        held = len(hub.held) + sum(len(messages) for _, messages in hub.pending)
+        queues.add_metric(["held_messages"], held)
+        queues.add_metric(["commits"], len(hub.pending))
         if hub.bookings is not None:
             queues.add_metric(["booking_retries"], len(hub.bookings.failed))
         if hub.passwords is not None:

@@ -4,22 +4,25 @@ The schema is created and upgraded by the Alembic migrations in ``laizi/server/m
 ship inside the package, so an installed copy can migrate its own database).  SQLite is the
 default; the connection runs in WAL mode, where a committed transaction survives the process
 being killed.  Every accepted action's events are written in one transaction before they are
-broadcast (:meth:`Store.append`).
+broadcast (:meth:`Store.append`); in the server, by the writer's thread
+(``laizi.server.writer``), never on the event loop's.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 from sqlalchemy import (
     Boolean,
     Column,
+    Connection,
     CursorResult,
     Engine,
     Float,
@@ -39,9 +42,15 @@ from sqlalchemy import (
 )
 
 from laizi.server.matched import SeatClaim
+from laizi.server.writer import Checkpointer, Writer
+
+T = TypeVar("T")
 
 __all__ = [
+    "NOTHING_REFUSED",
+    "Batch",
     "HandRow",
+    "Refusal",
     "RoomRow",
     "Store",
     "database_url",
@@ -188,8 +197,34 @@ class StoreMeter(Protocol):
         """A transaction of staged rows took this long, begin to commit."""
 
 
+@dataclass
+class Batch:
+    """What the tables staged since the last commit: one transaction's rows (the group commit)."""
+
+    events: list[dict[str, Any]]
+    finished: list[int]
+    status: list[tuple[int, str]]
+    seats: dict[tuple[int, int], dict[str, Any]]
+    epochs: dict[int, int | None] = field(default_factory=dict)
+    """A cluster's process: the rooms written and the owner epoch it held when they were staged
+    (``laizi.server.cluster.fence``)."""
+    hand_rooms: dict[int, int] = field(default_factory=dict)
+    """A cluster's process: the room of each hand the batch writes."""
+
+
+Refusal = tuple[set[int], int]
+"""The rooms whose writes the database refused (another process owns them now) and how many
+rows were refused; nothing refused outside a cluster."""
+
+NOTHING_REFUSED: Refusal = (set(), 0)
+
+
 class Store:
-    """The database of one server."""
+    """The database of one server.
+
+    Every write is a transaction run by :meth:`transact`: on the writer's thread once
+    :meth:`start_writer` made one (the server does, for a database file or PostgreSQL), else
+    on the calling thread (an in-memory database, a unit test)."""
 
     def __init__(self, url: str) -> None:
         url = database_url(url)
@@ -200,10 +235,46 @@ class Store:
         self.staged_seats: dict[tuple[int, int], dict[str, Any]] = {}
         self.meter: StoreMeter | None = None
         """The server's measurements (set by ``laizi.server.metrics``); None: not measured."""
+        self.writer: Writer | None = None
+        """The thread that runs every write (:meth:`start_writer`); None: the caller's thread."""
+        self.checkpointer: Checkpointer | None = None
+        self.background_checkpoints = False
+        """SQLite: the connections leave checkpoints to :attr:`checkpointer`."""
         self.engine: Engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
         if url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "connect", self._sqlite_pragmas)
         self.migrate()
+
+    def _sqlite_pragmas(self, dbapi_connection: Any, record: Any) -> None:
+        _sqlite_pragmas(dbapi_connection, record)
+        if self.background_checkpoints:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
+            cursor.close()
+
+    def start_writer(self) -> bool:
+        """Run every write on one thread of its own from now on (SQLite: with the checkpoints
+        in the background).  Not for an in-memory SQLite database, whose every connection is
+        a database of its own: False then, and writes stay on the caller's thread."""
+        if self.writer is not None:
+            return True
+        if self.engine.dialect.name == "sqlite":
+            database = self.engine.url.database
+            if database in (None, "", ":memory:") or "mode=memory" in str(self.engine.url):
+                return False
+            self.background_checkpoints = True
+            self.engine.dispose()  # the next connections are made without autocheckpoint
+            self.checkpointer = Checkpointer(self.engine)
+        self.writer = Writer(self.engine)
+        return True
+
+    def transact(self, fn: Callable[[Connection], T]) -> T:
+        """``fn(connection)`` (which opens its transaction) on the writer's thread, in order with
+        the group commits handed to it before — or here, without a writer."""
+        if self.writer is not None:
+            return self.writer.call(fn)
+        with self.engine.connect() as c:
+            return fn(c)
 
     def migrate(self) -> None:
         """Bring the schema to the newest migration (Alembic, from the installed package)."""
@@ -222,6 +293,11 @@ class Store:
             command.upgrade(config, "head")
 
     def close(self) -> None:
+        """Finish the writes handed over, stop the writer and the checkpoints, close the pool."""
+        if self.writer is not None:
+            self.writer.close()
+        if self.checkpointer is not None:
+            self.checkpointer.close()
         self.engine.dispose()
 
     # -- rooms -----------------------------------------------------------------------------------
@@ -236,50 +312,33 @@ class Store:
         """A new room of this ``kind`` (``laizi.server.matched``); a matched room's ``claims``
         (one per seat) are written with it, in one transaction: its bots seated, its seats for
         accounts and guests kept for them."""
-        with self.engine.begin() as c:
-            result = c.execute(
-                insert(rooms).values(
-                    code=code,
-                    rules=_dumps(rules),
-                    table_settings=_dumps(table_settings),
-                    status="waiting",
-                    created=time.time(),
-                    kind=kind,
-                )
-            )
-            room_id = inserted_id(result)
-            for seat, claim in enumerate(claims):
-                if claim.bot:
-                    c.execute(
-                        insert(seats).values(
-                            room_id=room_id, seat=seat, kind="bot", name=f"bot {seat}", token=None
-                        )
-                    )
-                else:
-                    c.execute(
-                        insert(reserved_seats).values(
-                            room_id=room_id,
-                            seat=seat,
-                            account_id=claim.account,
-                            guest_key=claim.guest_key,
-                        )
-                    )
-        return room_id
+
+        def write(connection: Connection) -> int:
+            with connection.begin():
+                return _create_room(connection, code, rules, table_settings, kind, claims)
+
+        return self.transact(write)
 
     def set_status(self, room_id: int, status: str) -> None:
-        with self.engine.begin() as c:
-            c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+        def write(c: Connection) -> None:
+            with c.begin():
+                _set_status(c, room_id, status)
+
+        self.transact(write)
 
     def set_seat(self, room_id: int, seat: int, kind: str, name: str, token: str | None) -> None:
-        with self.engine.begin() as c:
-            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
-            c.execute(
-                insert(seats).values(room_id=room_id, seat=seat, kind=kind, name=name, token=token)
-            )
+        def write(c: Connection) -> None:
+            with c.begin():
+                _set_seat(c, room_id, seat, kind, name, token)
+
+        self.transact(write)
 
     def clear_seat(self, room_id: int, seat: int) -> None:
-        with self.engine.begin() as c:
-            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
+        def write(c: Connection) -> None:
+            with c.begin():
+                _clear_seat(c, room_id, seat)
+
+        self.transact(write)
 
     def rooms(self, statuses: tuple[str, ...], code: str | None = None) -> list[RoomRow]:
         """The rooms in one of ``statuses`` (only the one with ``code`` when given)."""
@@ -332,22 +391,19 @@ class Store:
         self, room_id: int, number: int, dealer: int, seed: bytes, first: list[dict[str, Any]]
     ) -> int:
         """A new hand with its secret seed and its first events, in one transaction (with
-        whatever was staged before it, so the log never gets ahead of itself)."""
-        started = time.perf_counter()
-        with self.engine.begin() as c:
-            self._timed_write(c)
-            result = c.execute(
-                insert(hands).values(
-                    room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
-                )
-            )
-            hand_id = inserted_id(result)
-            c.execute(
-                insert(events),
-                [{"hand_id": hand_id, "idx": i, "body": _dumps(e)} for i, e in enumerate(first)],
-            )
-        self._timed_commit(started)
-        return hand_id
+        whatever was staged before it, so the log never gets ahead of itself).  The hand's id
+        is the database's: the loop waits for this transaction (once a hand)."""
+        batch = self.take_staged()
+
+        def write(c: Connection) -> int:
+            started = time.perf_counter()
+            with c.begin():
+                self.write_batch(c, batch or Batch([], [], [], {}))
+                hand_id = _insert_hand(c, room_id, number, dealer, seed, first, None)
+            self._timed_commit(started)
+            return hand_id
+
+        return self.transact(write)
 
     def append(
         self,
@@ -361,7 +417,7 @@ class Store:
         new status) when it ends; :meth:`commit` writes everything staged in one transaction.
 
         The server commits before it sends anything (group commit: the actions accepted in
-        one turn of the event loop share a transaction)."""
+        one turn of the event loop share a transaction, :meth:`commit_async`)."""
         self.staged_events += [
             {"hand_id": hand_id, "idx": start + i, "body": _dumps(e)} for i, e in enumerate(new)
         ]
@@ -376,43 +432,67 @@ class Store:
         """Stage a seat's clock: its time bank and 托管 flags (written with the next commit)."""
         self.staged_seats[(room_id, seat)] = {"bank": bank, "auto": auto, "auto_shown": shown}
 
-    def commit(self) -> None:
-        """Write what :meth:`append` staged (nothing to do when nothing is staged)."""
-        if self.staged_events or self.staged_finished or self.staged_status or self.staged_seats:
-            started = time.perf_counter()
-            with self.engine.begin() as c:
-                self._timed_write(c)
-            self._timed_commit(started)
+    def take_staged(self) -> Batch | None:
+        """What was staged since the last commit (None: nothing), to be written in one
+        transaction; the store stages anew from here."""
+        staged = self.staged_events or self.staged_finished or self.staged_status
+        if not (staged or self.staged_seats):
+            return None
+        batch = Batch(
+            self.staged_events, self.staged_finished, self.staged_status, self.staged_seats
+        )
+        self.staged_events, self.staged_finished, self.staged_status = [], [], []
+        self.staged_seats = {}
+        return batch
 
-    def _timed_write(self, c: Any) -> None:
-        """:meth:`_write_staged`, its time told to the :attr:`meter`."""
-        if self.meter is None:
-            self._write_staged(c)
-            return
+    def commit(self) -> None:
+        """Write what :meth:`append` staged (nothing to do when nothing is staged), waiting for
+        the transaction — after those handed to the writer before it."""
+        batch = self.take_staged()
+        if batch is not None:
+            self.refused(self.transact(lambda c: self.commit_batch(c, batch)))
+
+    def commit_async(self) -> Future[Refusal] | None:
+        """Hand what was staged to the writer (which must run: :meth:`start_writer`) as one
+        transaction; None when nothing is staged.  The future's result: what the database
+        refused (tell :meth:`refused` on the loop's thread)."""
+        assert self.writer is not None, "start_writer() first"
+        batch = self.take_staged()
+        if batch is None:
+            return None
+        return self.writer.submit(lambda c: self.commit_batch(c, batch))
+
+    def commit_batch(self, c: Connection, batch: Batch) -> Refusal:
+        """One transaction of staged rows, timed for the :attr:`meter`."""
         started = time.perf_counter()
-        self._write_staged(c)
+        with c.begin():
+            refusal = self.write_batch(c, batch)
+        self._timed_commit(started)
+        return refusal
+
+    def _write_staged(self, c: Connection) -> None:
+        """Execute what is staged in the caller's transaction (a test's way to hold one open)."""
+        batch = self.take_staged()
+        if batch is not None:
+            self.refused(self.write_batch(c, batch))
+
+    def refused(self, refusal: Refusal) -> None:
+        """The rooms whose writes the database refused (a cluster's process: see
+        ``laizi.server.cluster.fence``); nothing outside a cluster."""
+
+    def write_batch(self, c: Connection, batch: Batch) -> Refusal:
+        """Execute a batch's rows (in the caller's transaction), timed for the :attr:`meter`."""
+        if self.meter is None:
+            _write_rows(c, batch)
+            return NOTHING_REFUSED
+        started = time.perf_counter()
+        _write_rows(c, batch)
         self.meter.write(time.perf_counter() - started)
+        return NOTHING_REFUSED
 
     def _timed_commit(self, started: float) -> None:
         if self.meter is not None:
             self.meter.commit(time.perf_counter() - started)
-
-    def _write_staged(self, c: Any) -> None:
-        rows, finished, statuses = self.staged_events, self.staged_finished, self.staged_status
-        self.staged_events, self.staged_finished, self.staged_status = [], [], []
-        clocks, self.staged_seats = self.staged_seats, {}
-        for (room_id, seat), values in clocks.items():
-            c.execute(
-                update(seats)
-                .where((seats.c.room_id == room_id) & (seats.c.seat == seat))
-                .values(**values)
-            )
-        if rows:
-            c.execute(insert(events), rows)
-        for hand_id in finished:
-            c.execute(update(hands).where(hands.c.id == hand_id).values(finished=True))
-        for room_id, status in statuses:
-            c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
 
     def hands(self, room_id: int) -> list[HandRow]:
         out = []
@@ -438,6 +518,97 @@ class Store:
     def record(self, code: str, number: int) -> list[dict[str, Any]] | None:
         """A finished hand's record (None if there is no such finished hand)."""
         return hand_record(self.engine, code, number)
+
+
+def _create_room(
+    c: Connection,
+    code: str,
+    rules: Any,
+    table_settings: dict[str, Any],
+    kind: str,
+    claims: Sequence[SeatClaim],
+) -> int:
+    result = c.execute(
+        insert(rooms).values(
+            code=code,
+            rules=_dumps(rules),
+            table_settings=_dumps(table_settings),
+            status="waiting",
+            created=time.time(),
+            kind=kind,
+        )
+    )
+    room_id = inserted_id(result)
+    for seat, claim in enumerate(claims):
+        if claim.bot:
+            c.execute(
+                insert(seats).values(
+                    room_id=room_id, seat=seat, kind="bot", name=f"bot {seat}", token=None
+                )
+            )
+        else:
+            c.execute(
+                insert(reserved_seats).values(
+                    room_id=room_id, seat=seat, account_id=claim.account, guest_key=claim.guest_key
+                )
+            )
+    return room_id
+
+
+def _set_status(c: Connection, room_id: int, status: str) -> None:
+    c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+
+
+def _set_seat(
+    c: Connection, room_id: int, seat: int, kind: str, name: str, token: str | None
+) -> None:
+    _clear_seat(c, room_id, seat)
+    c.execute(insert(seats).values(room_id=room_id, seat=seat, kind=kind, name=name, token=token))
+
+
+def _clear_seat(c: Connection, room_id: int, seat: int) -> None:
+    c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
+
+
+def _insert_hand(
+    c: Connection,
+    room_id: int,
+    number: int,
+    dealer: int,
+    seed: bytes,
+    first: list[dict[str, Any]],
+    epoch: int | None,
+) -> int:
+    """A hand's row and its first events (written by the owner of ``epoch`` in a cluster)."""
+    result = c.execute(
+        insert(hands).values(
+            room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
+        )
+    )
+    hand_id = inserted_id(result)
+    rows: list[dict[str, Any]] = [
+        {"hand_id": hand_id, "idx": i, "body": _dumps(e)} for i, e in enumerate(first)
+    ]
+    if epoch is not None:
+        for row in rows:
+            row["epoch"] = epoch
+    c.execute(insert(events), rows)
+    return hand_id
+
+
+def _write_rows(c: Connection, batch: Batch) -> None:
+    for (room_id, seat), values in batch.seats.items():
+        c.execute(
+            update(seats)
+            .where((seats.c.room_id == room_id) & (seats.c.seat == seat))
+            .values(**values)
+        )
+    if batch.events:
+        c.execute(insert(events), batch.events)
+    for hand_id in batch.finished:
+        c.execute(update(hands).where(hands.c.id == hand_id).values(finished=True))
+    for room_id, status in batch.status:
+        _set_status(c, room_id, status)
 
 
 def hand_record(engine: Engine, code: str, number: int) -> list[dict[str, Any]] | None:

@@ -24,10 +24,20 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import event, insert, select, text, update
+from sqlalchemy import event, select, text, update
 
 from laizi.server.matched import SeatClaim
-from laizi.server.store import HandRow, Store, events, hands, inserted_id, rooms, seats
+from laizi.server.store import (
+    Batch,
+    HandRow,
+    Refusal,
+    Store,
+    _clear_seat,
+    _insert_hand,
+    _set_seat,
+    _set_status,
+    rooms,
+)
 
 __all__ = ["Fenced", "FencedStore"]
 
@@ -103,11 +113,16 @@ class FencedStore(Store):
         self.staged_status = [s for s in self.staged_status if s[0] != room_id]
         self.staged_seats = {k: v for k, v in self.staged_seats.items() if k[0] != room_id}
 
-    def lost(self, c: Any, room_ids: Iterable[int]) -> set[int]:
-        """Lock the rooms' rows; the ones whose stored epoch is not the one this process holds."""
+    def lost(
+        self, c: Any, room_ids: Iterable[int], epochs: dict[int, int | None] | None = None
+    ) -> set[int]:
+        """Lock the rooms' rows; the ones whose stored epoch is not the one this process holds
+        (``epochs``: the ones it held when the rows were staged — the writer's thread reads
+        those, never :attr:`epochs`, which the loop changes)."""
         wanted = sorted(set(room_ids))
         if not wanted:
             return set()
+        held = self.epochs if epochs is None else epochs
         stored = dict(
             c.execute(
                 select(rooms.c.id, rooms.c.owner_epoch)
@@ -116,9 +131,13 @@ class FencedStore(Store):
                 .with_for_update()
             ).all()
         )
-        return {r for r in wanted if self.epochs.get(r) is None or stored.get(r) != self.epochs[r]}
+        return {r for r in wanted if held.get(r) is None or stored.get(r) != held[r]}
 
-    def _refuse(self, lost: set[int], rows: int) -> None:
+    def refused(self, refusal: Refusal) -> None:
+        """Count the refused rows, log, tell :attr:`on_lost` (on the loop's thread)."""
+        lost, rows = refusal
+        if not lost:
+            return
         self.fenced += rows
         log.warning("refused writes of room(s) %s: another process owns them now", sorted(lost))
         self.on_lost(lost)
@@ -148,87 +167,87 @@ class FencedStore(Store):
         that takes it over claims it (:meth:`claim`) and rebuilds it from its rows."""
         return super().create_room(code, rules, table_settings, kind, claims)
 
-    def _write_staged(self, c: Any) -> None:
-        hand_rooms = self.hand_rooms
-        touched = {hand_rooms[r["hand_id"]] for r in self.staged_events}
-        touched |= {hand_rooms[h] for h in self.staged_finished}
-        touched |= {room_id for room_id, _ in self.staged_status}
-        touched |= {room_id for room_id, _ in self.staged_seats}
-        lost = self.lost(c, touched)
+    def take_staged(self) -> Batch | None:
+        """The staged rows, each event row stamped with its room's epoch, and the epochs the
+        writer checks them against (taken now, on the loop's thread)."""
+        batch = super().take_staged()
+        if batch is None:
+            return None
+        hand_rooms, epochs = self.hand_rooms, self.epochs
+        batch.hand_rooms = {h: hand_rooms[h] for h in {r["hand_id"] for r in batch.events}}
+        batch.hand_rooms.update((h, hand_rooms[h]) for h in batch.finished)
+        touched = set(batch.hand_rooms.values())
+        touched |= {room_id for room_id, _ in batch.status}
+        touched |= {room_id for room_id, _ in batch.seats}
+        batch.epochs = {room_id: epochs.get(room_id) for room_id in touched}
+        for row in batch.events:
+            row["epoch"] = batch.epochs[batch.hand_rooms[row["hand_id"]]] or 0
+        return batch
+
+    def write_batch(self, c: Any, batch: Batch) -> Refusal:
+        """The fence: lock the batch's rooms, drop the rows of those another process took."""
+        lost = self.lost(c, batch.epochs, batch.epochs)
+        refused = 0
         if lost:
-            kept_events = [r for r in self.staged_events if hand_rooms[r["hand_id"]] not in lost]
-            refused = len(self.staged_events) - len(kept_events)
-            self.staged_events = kept_events
-            self.staged_finished = [h for h in self.staged_finished if hand_rooms[h] not in lost]
-            self.staged_status = [s for s in self.staged_status if s[0] not in lost]
-            self.staged_seats = {k: v for k, v in self.staged_seats.items() if k[0] not in lost}
-            self._refuse(lost, max(1, refused))
-        epochs = self.epochs
-        for row in self.staged_events:
-            row["epoch"] = epochs[hand_rooms[row["hand_id"]]]
-        super()._write_staged(c)
+            rooms_of = batch.hand_rooms
+            kept = [r for r in batch.events if rooms_of[r["hand_id"]] not in lost]
+            refused = max(1, len(batch.events) - len(kept))
+            batch = Batch(
+                kept,
+                [h for h in batch.finished if rooms_of[h] not in lost],
+                [s for s in batch.status if s[0] not in lost],
+                {k: v for k, v in batch.seats.items() if k[0] not in lost},
+            )
+        super().write_batch(c, batch)
+        return lost, refused
 
     def start_hand(
         self, room_id: int, number: int, dealer: int, seed: bytes, first: list[dict[str, Any]]
     ) -> int:
-        started = time.perf_counter()
-        with self.engine.begin() as c:
-            lost = self.lost(c, [room_id])
-            if not lost:  # (refused: the other rooms' staged rows wait for the next commit)
-                hand_id = self._start_hand(c, room_id, number, dealer, seed, first)
-        self._timed_commit(started)
-        if lost:
-            self._refuse(lost, len(first))
+        batch = self.take_staged()
+        epoch = self.epochs.get(room_id)
+
+        def write(c: Any) -> tuple[int | None, Refusal]:
+            started = time.perf_counter()
+            with c.begin():
+                refusal = self.write_batch(c, batch or Batch([], [], [], {}))
+                lost = self.lost(c, [room_id], {room_id: epoch})
+                # (refused: the other rooms' staged rows are written all the same)
+                hand_id = (
+                    None if lost else _insert_hand(c, room_id, number, dealer, seed, first, epoch)
+                )
+            self._timed_commit(started)
+            return hand_id, refusal
+
+        hand_id, refusal = self.transact(write)
+        self.refused(refusal)
+        if hand_id is None:
+            self.refused(({room_id}, len(first)))
             raise Fenced(room_id)
         self.hand_rooms[hand_id] = room_id
         return hand_id
 
-    def _start_hand(
-        self, c: Any, room_id: int, number: int, dealer: int, seed: bytes, first: list[Any]
-    ) -> int:
-        self._timed_write(c)
-        result = c.execute(
-            insert(hands).values(
-                room_id=room_id, number=number, dealer=dealer, seed=seed.hex(), finished=False
-            )
-        )
-        hand_id = inserted_id(result)
-        epoch = self.epochs[room_id]
-        c.execute(
-            insert(events),
-            [
-                {"hand_id": hand_id, "idx": i, "body": _dumps(e), "epoch": epoch}
-                for i, e in enumerate(first)
-            ],
-        )
-        return hand_id
-
     def set_status(self, room_id: int, status: str) -> None:
-        with self.engine.begin() as c:
-            if self._fenced(c, room_id):
-                return
-            c.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+        self._fenced_write(room_id, lambda c: _set_status(c, room_id, status))
 
     def set_seat(self, room_id: int, seat: int, kind: str, name: str, token: str | None) -> None:
-        with self.engine.begin() as c:
-            if self._fenced(c, room_id):
-                return
-            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
-            c.execute(
-                insert(seats).values(room_id=room_id, seat=seat, kind=kind, name=name, token=token)
-            )
+        self._fenced_write(room_id, lambda c: _set_seat(c, room_id, seat, kind, name, token))
 
     def clear_seat(self, room_id: int, seat: int) -> None:
-        with self.engine.begin() as c:
-            if self._fenced(c, room_id):
-                return
-            c.execute(seats.delete().where((seats.c.room_id == room_id) & (seats.c.seat == seat)))
+        self._fenced_write(room_id, lambda c: _clear_seat(c, room_id, seat))
 
-    def _fenced(self, c: Any, room_id: int) -> bool:
-        lost = self.lost(c, [room_id])
-        if lost:
-            self._refuse(lost, 1)
-        return bool(lost)
+    def _fenced_write(self, room_id: int, fn: Callable[[Any], None]) -> None:
+        """``fn`` in a transaction that first checks the room's epoch (not written if it moved)."""
+        epoch = self.epochs.get(room_id)
+
+        def write(c: Any) -> set[int]:
+            with c.begin():
+                lost = self.lost(c, [room_id], {room_id: epoch})
+                if not lost:
+                    fn(c)
+            return lost
+
+        self.refused((self.transact(write), 1))
 
     # -- reads -----------------------------------------------------------------------------------
     def hands(self, room_id: int) -> list[HandRow]:
@@ -236,9 +255,3 @@ class FencedStore(Store):
         for row in out:
             self.hand_rooms[row.id] = room_id
         return out
-
-
-def _dumps(obj: Any) -> str:
-    from laizi.server.store import _dumps as dumps
-
-    return dumps(obj)

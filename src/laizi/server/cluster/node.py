@@ -201,7 +201,7 @@ class Cluster:
                 await task
         hub = self.hub
         hub.halt()
-        hub.flush()
+        hub.flush(wait=True)  # written before the leases go: the next owner's log holds it
         codes = sorted(self.leases)
         live = [code for code, room in hub.rooms.items() if room.status in LIVE]
         try:
@@ -427,7 +427,7 @@ class Cluster:
         room.halt()
         self.store.discard_staged(room.id)
         self.store.release(room.id)
-        hub.held = [(c, m) for c, m in hub.held if c.room is not room]
+        hub.drop_messages(room)
         for conn, _ in room.conns():
             conn.room, conn.seat = None, None
             self.close(conn)
