@@ -25,12 +25,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db: Path, port: int, *flags: str) -> subprocess.Popen[bytes]:
-    """``laizi serve`` on 127.0.0.1:``port`` with an SQLite database at ``db``, once it answers."""
+def start_server(db: Path, port: int, *flags: str, prelude: str = "") -> subprocess.Popen[bytes]:
+    """``laizi serve`` on 127.0.0.1:``port`` with an SQLite database at ``db``, once it answers.
+    ``prelude``: Python run in the server process before it starts (a benchmark's setting)."""
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", f"sqlite:///{db}", *flags]
+    code = f"{prelude}\nfrom laizi.cli import main; main()"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from laizi.cli import main; main()", *args, "--log-level", "error"],
+        [sys.executable, "-c", code, *args, "--log-level", "error"],
         env=env,
     )
     deadline = time.monotonic() + 30
@@ -48,11 +50,22 @@ def start_server(db: Path, port: int, *flags: str) -> subprocess.Popen[bytes]:
 def throwaway_server(*flags: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """A ``laizi serve`` on a free port with a fresh SQLite file in a temporary directory:
     ``(port, process)``; stopped (SIGTERM, then SIGKILL after 15 s) and removed at the end."""
+    with throwaway_database_server(*flags) as (port, server, _):
+        yield port, server
+
+
+@contextlib.contextmanager
+def throwaway_database_server(
+    *flags: str, prelude: str = ""
+) -> Iterator[tuple[int, subprocess.Popen[bytes], Path]]:
+    """:func:`throwaway_server`, also giving its SQLite file (``(port, process, path)``) and
+    running ``prelude`` in the server process first."""
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        server = start_server(Path(tmp) / "bench.sqlite3", port, *flags)
+        db = Path(tmp) / "bench.sqlite3"
+        server = start_server(db, port, *flags, prelude=prelude)
         try:
-            yield port, server
+            yield port, server, db
         finally:
             server.send_signal(signal.SIGTERM)
             try:
