@@ -112,7 +112,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         error_kinds.update(seating.errors.kinds)
         if seating.short:
             error_kinds["pairs_short_of_together"] = len(seating.short)
-        queue = {"queue_lapses": seating.lapses, "pairs_short": seating.short[:20]}
+        queue = {
+            "queue_lapses": seating.lapses,
+            "queue_reconnects": seating.reconnects,
+            "queue_tables_s": round(seating.tables / max(seating.seconds, 0.1), 1),
+            "pairs_short": seating.short[:20],
+        }
     return {
         **figures,
         "errors": errors,

@@ -61,6 +61,7 @@ class QueueRun:
     tables: int = 0
     seconds: float = 0.0
     lapses: int = 0
+    reconnects: int = 0
     short: list[str] = field(default_factory=list)
     """Pairs (names) that did not reach ``together`` matches together."""
 
@@ -149,6 +150,15 @@ async def _seat(
                 done.set()
 
         async def play(unit: list[int], pause: float) -> None:
+            try:
+                await queue_again(unit, pause)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # a person lost is an error of the run, and ends it
+                errors.add("client:" + type(error).__name__)
+                done.set()
+
+        async def queue_again(unit: list[int], pause: float) -> None:
             r = random.Random(rng.getrandbits(64))
             while not done.is_set():
                 if pause:
@@ -173,5 +183,6 @@ async def _seat(
     run.tables = len(seatings)
     run.seconds = round(time.monotonic() - started, 1)
     run.lapses = sum(c.lapses for c in clients)
+    run.reconnects = sum(c.reconnects for c in clients)
     run.short = [f"{names[a]}+{names[b]}" for (a, b), n in counts.items() if n < together]
     return seatings

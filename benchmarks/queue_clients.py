@@ -184,30 +184,56 @@ class Matched:
         return self.matched_at - self.queued_at
 
 
+class _Idle(Exception):
+    """The server closed the connection of a person idle between matches."""
+
+
 class QueueClient:
     """One person's WebSocket: queue, accept the offer, get the room (again and again)."""
 
-    def __init__(self, ws: Any, errors: Errors) -> None:
-        self.ws = ws
+    def __init__(self, port: int, cookie: str, source: str, errors: Errors) -> None:
+        self.port, self.cookie, self.source = port, cookie, source
+        self.ws: Any = None
         self.errors = errors
         self.lapses = 0
         """Matches offered to this person that lapsed (someone else's accept came too late)."""
+        self.reconnects = 0
+        """Times the server had closed the idle connection (``join_timeout``: neither queued
+        nor sent a room for ``--ws-join-seconds``) and the person came back, as a page does."""
 
     @classmethod
     async def connect(cls, port: int, cookie: str, source: str, errors: Errors) -> QueueClient:
-        ws = await websockets.connect(
-            f"ws://127.0.0.1:{port}/ws",
-            additional_headers={"Cookie": cookie, "X-Forwarded-For": source},
+        client = cls(port, cookie, source, errors)
+        await client._open()
+        return client
+
+    async def _open(self) -> None:
+        self.ws = await websockets.connect(
+            f"ws://127.0.0.1:{self.port}/ws",
+            additional_headers={"Cookie": self.cookie, "X-Forwarded-For": self.source},
             max_size=2**22,
             open_timeout=120,
             compression=None,
             ping_interval=None,
         )
-        return cls(ws, errors)
 
     async def match(self, preset: str, kind: str, timeout: float) -> Matched | None:
         """Queue for ``preset`` and ``kind``, accept every offer, until sent a room (None if
-        none came within ``timeout`` seconds: the person unqueues)."""
+        none came within ``timeout`` seconds: the person unqueues).  A connection the server
+        closed while the person was idle (between matches) is opened again first."""
+        for again in (False, True):
+            try:
+                if self.ws.close_code is not None:
+                    raise _Idle
+                return await self._match(preset, kind, timeout)
+            except (_Idle, websockets.ConnectionClosed):
+                if again:
+                    raise
+                self.reconnects += 1
+                await self._open()
+        raise AssertionError("unreachable")
+
+    async def _match(self, preset: str, kind: str, timeout: float) -> Matched | None:
         started = time.monotonic()
         await self.ws.send(json.dumps({"type": "queue", "preset": preset, "kind": kind}))
         deadline = started + timeout
@@ -238,6 +264,8 @@ class QueueClient:
                     if message["outcome"] not in ("kept", "requeued"):
                         self.errors.add("lapsed:" + message["outcome"])
                         return None
+                elif kind_ == "error" and message.get("code") == "join_timeout":
+                    raise _Idle  # sent while the person was idle: come back, queue again
                 elif kind_ == "error":
                     self.errors.add("error:" + message.get("code", "?"))
                     return None
