@@ -202,7 +202,10 @@ def main() -> None:
     if args.clubs is None:
         args.clubs = 5 if args.seater == "queue" else 20
     if args.smoke:
-        args.accounts, args.colluding, args.clubs = 12, 1, 1
+        # 12 accounts for the stand-in; the queue needs more people than its anti-collusion rule
+        # keeps apart (12 accounts soon all sat together at more than 3 of their last 20 tables)
+        args.accounts = 40 if args.seater == "queue" else 12
+        args.colluding, args.clubs = 1, 1
         args.together, args.random_tables, args.hands, args.min_matches = 3, 2, 2, 2
         args.workers, args.loner_pause = 1, 1.0
     figures = run(args)

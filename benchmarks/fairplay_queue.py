@@ -26,6 +26,7 @@ club's pair has sat together ``together`` times (or ``max_matches`` tables were 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sys
 import time
@@ -49,6 +50,9 @@ from server_process import throwaway_database_server
 
 __all__ = ["RUNS", "QueueRun", "queue_seating"]
 
+STALL_S = 60.0
+"""No new table for this long: the run stops (``stalled``, an error) — a population too small for
+the anti-collusion rule, where every waiting person is kept apart from every other."""
 SIGMA = 2.0
 """The seeded σ (any value: only the ordinal μ − 3σ matters to the matchmaker)."""
 
@@ -174,7 +178,14 @@ async def _seat(
                     seated(m.room, m.seat, i)
 
         tasks = [asyncio.create_task(play(u, loner_pause if len(u) == 1 else 0.0)) for u in units]
-        await done.wait()
+        seen = -1
+        while not done.is_set():  # a queue where everyone is kept apart from everyone stalls
+            if len(seatings) == seen:
+                errors.add("stalled")
+                break
+            seen = len(seatings)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), STALL_S)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
