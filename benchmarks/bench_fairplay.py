@@ -12,9 +12,15 @@ that are flagged, goal ≤ 0.01), ``errors`` (matches that failed to play, store
 hands the watch could not replay: goal 0); and ``pairs_colluding``, ``pairs_honest`` (the pairs
 behind those shares), ``matches``, ``hands``, ``seconds``, ``load_average``, ``seater``.
 
-``--seater MODULE:FUNCTION`` seats the matches another way (the ranked queue, once it exists):
-a function ``(population, rng) -> iterator of Seating`` (``fairplay_sim.Seater``).  The default
-is the stand-in of ``fairplay_sim.stand_in_seating``.  ``--smoke`` is CI's short run.
+``--seater queue`` (the default) seats every match through a real ``laizi serve``'s ranked queue
+(``benchmarks/fairplay_queue.py``: the pairs and clubs queue together, the anti-collusion rule
+keeps them apart at more than 3 of 20 tables, the run goes on until each has sat together
+``--together`` times); ``queue_lapses``, ``pairs_short`` (pairs that never got there: errors)
+and ``seat_seconds`` are added.  ``--seater stand-in`` is ``fairplay_sim.stand_in_seating``
+(pairs and clubs seated together ``--together`` times, plus ``--random-tables``);
+``--seater MODULE:FUNCTION`` a function ``(population, rng) -> iterator of Seating``
+(``fairplay_sim.Seater``).  ``--smoke`` is CI's short run.  The full run's size and time, and a
+faster configuration: docs/fairplay.md.
 """
 
 from __future__ import annotations
@@ -54,9 +60,14 @@ def _play(job: tuple[Seating, int, int]) -> list[list[dict[str, Any]]]:
     return play_match(seating, hands, seed)
 
 
-def _seater(spec: str | None, together: int, random_tables: int) -> Seater:
-    if spec is None:
-        return stand_in_seating(together, random_tables)
+def _seater(args: argparse.Namespace) -> Seater:
+    spec = args.seater
+    if spec == "stand-in":
+        return stand_in_seating(args.together, args.random_tables)
+    if spec == "queue":
+        from fairplay_queue import queue_seating
+
+        return queue_seating(args.together, args.loner_pause, args.max_matches)
     module, _, name = spec.partition(":")
     found: Seater = getattr(importlib.import_module(module), name)
     return found
@@ -66,7 +77,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     population = make_population(args.accounts, args.colluding, args.clubs, args.seed)
     rng = random.Random(args.seed)
-    seatings = list(_seater(args.seater, args.together, args.random_tables)(population, rng))
+    seatings = list(_seater(args)(population, rng))
+    seated = time.monotonic() - started
     errors = 0
     error_kinds: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -91,18 +103,35 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         store.close()
     errors += len(report.unreadable)
     figures = _shares(population, report.pairs)
+    queue: dict[str, Any] = {}
+    if args.seater == "queue":
+        from fairplay_queue import RUNS
+
+        seating = RUNS[-1]
+        errors += seating.errors.count + len(seating.short)
+        error_kinds.update(seating.errors.kinds)
+        if seating.short:
+            error_kinds["pairs_short_of_together"] = len(seating.short)
+        queue = {
+            "queue_lapses": seating.lapses,
+            "queue_reconnects": seating.reconnects,
+            "queue_tables_s": round(seating.tables / max(seating.seconds, 0.1), 1),
+            "pairs_short": seating.short[:20],
+        }
     return {
         **figures,
         "errors": errors,
         "error_kinds": error_kinds,
+        **queue,
         "matches": len(seatings),
         "hands": hands,
         "hands_read": report.hands,
         "accounts": args.accounts,
         "min_matches": args.min_matches,
         "threshold": args.threshold,
-        "seater": args.seater or "stand-in (fairplay_sim.stand_in_seating)",
-        "play_seconds": round(played, 1),
+        "seater": args.seater,
+        "seat_seconds": round(seated, 1),
+        "play_seconds": round(played - seated, 1),
         "seconds": round(time.monotonic() - started, 1),
         "load_average": round(os.getloadavg()[0], 2),
     }
@@ -140,7 +169,12 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="CI's short run")
     parser.add_argument("--accounts", type=int, default=200)
     parser.add_argument("--colluding", type=int, default=10, help="colluding pairs")
-    parser.add_argument("--clubs", type=int, default=20, help="clubs of four honest friends")
+    parser.add_argument(
+        "--clubs",
+        type=int,
+        default=None,
+        help="clubs of four honest friends (default 5 with --seater queue, else 20)",
+    )
     parser.add_argument("--together", type=int, default=30, help="matches of each pair / club")
     parser.add_argument("--random-tables", type=int, default=150)
     parser.add_argument("--hands", type=int, default=4, help="hands per match")
@@ -149,12 +183,31 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=worker_count())
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--db", default=None, help="a database URL (default: a temporary SQLite)")
-    parser.add_argument("--seater", default=None, help="MODULE:FUNCTION seating the matches")
+    parser.add_argument(
+        "--seater",
+        default="queue",
+        help="queue (the real server's ranked queue), stand-in, or MODULE:FUNCTION",
+    )
+    parser.add_argument(
+        "--loner-pause",
+        type=float,
+        default=20.0,
+        help="--seater queue: an account outside the pairs and clubs queues again after 0 to "
+        "twice this many seconds",
+    )
+    parser.add_argument(
+        "--max-matches", type=int, default=20_000, help="--seater queue: stop at this many"
+    )
     args = parser.parse_args()
+    if args.clubs is None:
+        args.clubs = 5 if args.seater == "queue" else 20
     if args.smoke:
-        args.accounts, args.colluding, args.clubs = 12, 1, 1
+        # 12 accounts for the stand-in; the queue needs more people than its anti-collusion rule
+        # keeps apart (12 accounts soon all sat together at more than 3 of their last 20 tables)
+        args.accounts = 40 if args.seater == "queue" else 12
+        args.colluding, args.clubs = 1, 1
         args.together, args.random_tables, args.hands, args.min_matches = 3, 2, 2, 2
-        args.workers = 1
+        args.workers, args.loner_pause = 1, 1.0
     figures = run(args)
     if args.json:
         print(json.dumps(figures, ensure_ascii=False))

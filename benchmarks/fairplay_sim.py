@@ -16,8 +16,8 @@ room can seat it.  It is the feeder of a pair (issue 26, item 4: "one feeds the 
 Seating is a hook (``seater``): :func:`stand_in_seating` is a stand-in for the ranked queue — each
 colluding pair queues together and is seated with two other accounts ``together`` times; clubs
 of four honest friends do the same (the honest pairs that play together as often, the control
-group); the rest are tables of four accounts drawn at random.  The queue (issue 26, items 1–2)
-plugs in here once it exists.
+group); the rest are tables of four accounts drawn at random.  The real ranked queue plugs in
+here: ``benchmarks/fairplay_queue.py`` (``bench_fairplay.py --seater queue``, the default).
 """
 
 from __future__ import annotations

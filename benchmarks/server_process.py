@@ -25,14 +25,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db: Path | str, port: int, *flags: str) -> subprocess.Popen[bytes]:
+def start_server(
+    db: Path | str, port: int, *flags: str, prelude: str = ""
+) -> subprocess.Popen[bytes]:
     """``laizi serve`` on 127.0.0.1:``port`` with an SQLite database at ``db`` (or the database
-    of the URL ``db``), once it answers."""
+    of the URL ``db``), once it answers.  ``prelude``: Python run in the server process before
+    it starts (a benchmark's setting)."""
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     url = db if isinstance(db, str) else f"sqlite:///{db}"
     args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", url, *flags]
+    code = f"{prelude}\nfrom laizi.cli import main; main()"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from laizi.cli import main; main()", *args, "--log-level", "error"],
+        [sys.executable, "-c", code, *args, "--log-level", "error"],
         env=env,
     )
     deadline = time.monotonic() + 30
@@ -53,17 +57,39 @@ def throwaway_server(
     """A ``laizi serve`` on a free port with a fresh SQLite file in a temporary directory (or
     the database of the URL ``db``): ``(port, process)``; stopped (SIGTERM, then SIGKILL after
     15 s) and removed at the end."""
+    if db is None:
+        with throwaway_database_server(*flags) as (port, server, _):
+            yield port, server
+        return
+    port = free_port()
+    with stopped_at_end(start_server(db, port, *flags)) as server:
+        yield port, server
+
+
+@contextlib.contextmanager
+def throwaway_database_server(
+    *flags: str, prelude: str = ""
+) -> Iterator[tuple[int, subprocess.Popen[bytes], Path]]:
+    """:func:`throwaway_server` on SQLite, also giving its file (``(port, process, path)``) and
+    running ``prelude`` in the server process first."""
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        server = start_server(db or Path(tmp) / "bench.sqlite3", port, *flags)
+        db = Path(tmp) / "bench.sqlite3"
+        with stopped_at_end(start_server(db, port, *flags, prelude=prelude)) as server:
+            yield port, server, db
+
+
+@contextlib.contextmanager
+def stopped_at_end(server: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    """``server``, sent SIGTERM at the end (SIGKILL after 15 s)."""
+    try:
+        yield server
+    finally:
+        server.send_signal(signal.SIGTERM)
         try:
-            yield port, server
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 @contextlib.contextmanager

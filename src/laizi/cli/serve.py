@@ -132,6 +132,11 @@ def serve(
     waiting_room_seconds: float = typer.Option(
         1800.0, help="A room still waiting for its people after this long is closed."
     ),
+    matched_room_seconds: float = typer.Option(
+        120.0,
+        help="A room the matchmaker made (ranked, casual) still waiting for its people after "
+        "this long is closed.",
+    ),
     spectators_per_room: int = typer.Option(50, help="Spectators of one room."),
     # The matchmaker (laizi.server.matchmaking.MatchSettings; docs/server.md, Matchmaking).
     casual_wait_seconds: float = typer.Option(
@@ -189,6 +194,7 @@ def serve(
             bot_rooms_per_account=bot_rooms_per_account,
             bot_rooms=bot_rooms,
             waiting_room_seconds=waiting_room_seconds,
+            matched_room_seconds=matched_room_seconds,
             spectators_per_room=spectators_per_room,
             lobby_cache_ms=lobby_cache_ms,
         )

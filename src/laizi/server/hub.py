@@ -18,7 +18,7 @@ from laizi.server.accounts import Accounts
 from laizi.server.again import play_again
 from laizi.server.joining import after_join, before_join, mark_guests
 from laizi.server.limits import HashPool, LobbyCache, Owner, Quotas, ServerLimits
-from laizi.server.matched import RoomKind, SeatClaim, matched_table
+from laizi.server.matched import MATCHED_KINDS, RoomKind, SeatClaim, matched_table
 from laizi.server.protocol import (
     Accept,
     Act,
@@ -188,7 +188,7 @@ class Hub:
         ``casual`` room whose four seats are kept as ``claims`` says (an account, a guest's key,
         a bot: :class:`laizi.server.matched.SeatClaim`) — nobody else sits down there.  Its
         bots are seated at once; the match starts when every kept seat is taken, and the room
-        closes after ``waiting_room_seconds`` if one is not.  Returns the room's code.
+        closes after ``matched_room_seconds`` if one is not.  Returns the room's code.
 
         ``rules``: the preset (or settings); ``table``: its table settings (their ``players``
         is the number of kept seats); ``code``: one chosen already (a cluster leases it first).
@@ -233,7 +233,8 @@ class Hub:
             self.lobby.changed()
 
     def expire_later(self, room: Room) -> None:
-        """Close the room if it is still waiting for its people after ``waiting_room_seconds``."""
+        """Close the room if it is still waiting for its people after ``waiting_room_seconds``
+        (``matched_room_seconds`` for a room the matchmaker made)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # made outside the server (a unit test): no clock to expire on
@@ -246,7 +247,11 @@ class Hub:
                 self.quotas.release_room(room.code)
                 self.room_set_changed()
 
-        loop.call_later(self.limits.waiting_room_seconds, expire)
+        matched = room.kind in MATCHED_KINDS
+        limits = self.limits
+        loop.call_later(
+            limits.matched_room_seconds if matched else limits.waiting_room_seconds, expire
+        )
 
     def forget_later(self, room: Room) -> None:
         """Drop a finished room from memory after a while (its records stay in the database)."""

@@ -121,6 +121,9 @@ class ServerLimits:
     """Bots-only rooms running on this server."""
     waiting_room_seconds: float = 1800.0
     """A room still waiting for its people this long after it was made is closed."""
+    matched_room_seconds: float = 120.0
+    """The same for a room the matchmaker made (ranked, casual): its people were sent there the
+    moment it was made, so one nobody joins soon is closed sooner than a room made by link."""
     spectators_per_room: int = 50
     """Spectators of one room."""
     lobby_cache_ms: int = 1000

@@ -135,11 +135,9 @@ class Queueing:
         return key
 
     def _at_table(self, key: str) -> bool:
-        """Whether one of the person's connections holds a seat at a table that is not over."""
-        return any(
-            c.room is not None and c.seat is not None and getattr(c.room, "status", "") != "over"
-            for c in self.conns.get(key, ())
-        )
+        """Whether one of the person's connections holds a seat at a table that is not over
+        (:func:`holds_seat`)."""
+        return any(holds_seat(c) for c in self.conns.get(key, ()))
 
     def holds(self, conn: Conn) -> bool:
         """Whether the connection waits for a match (or for its room): no join deadline then."""
@@ -170,13 +168,15 @@ class Queueing:
         person = self._person(conn, key, message.preset)
         self.start()
         status = self.mm.enqueue(person, message.preset, message.kind, self.now(), message.tier)
+        if conn.room is not None:  # a table that is over, or a seat it abandoned: let go
+            conn.room.leave(conn)
         self._register(conn, key)
         self.going.pop(key, None)
         self._queued(key, status, force=True)
 
     def _queue_key(self, conn: Conn, message: Queue) -> str:
         """Who queues: the account's key, the guest key the tab presents, or a new one."""
-        if conn.room is not None:  # this connection is in a room: one table at a time
+        if conn.room is not None and (conn.spectator or holds_seat(conn)):
             raise ProtocolError("at_table", "you are at a table: no queueing")
         key = self.key(conn)
         if conn.account is None and message.key is not None:
@@ -367,6 +367,18 @@ class Queueing:
         ]
         tiers = [{"id": t.id, "zh": t.zh, "en": t.en} for t in self.mm.settings.tiers]
         return {"queues": queues, "waiting": sum(q["waiting"] for q in queues), "tiers": tiers}
+
+
+def holds_seat(conn: Conn) -> bool:
+    """Whether the connection holds a seat at a table: a room whose match is not over (nor
+    expired), at a seat that has not left it (逃跑: an abandoned seat is nobody's table any
+    more).  A seat that is away (no connection) is held by none of its person's connections:
+    it does not keep them out of the queue, and its escape grace runs on."""
+    room, seat = conn.room, conn.seat
+    if room is None or seat is None or getattr(room, "status", "") in ("over", "expired"):
+        return False
+    seats = getattr(room, "seats", None)
+    return not (seats is not None and seats[seat].leaving)
 
 
 def _lapsed(match: str, outcome: str) -> dict[str, Any]:

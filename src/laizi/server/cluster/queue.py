@@ -182,6 +182,8 @@ class ClusterQueueing(Queueing):
         if self._at_table(key):  # (here; the matchmaker knows only its own process's seats)
             raise ProtocolError("at_table", "you are at a table: no queueing")
         person = self._person(conn, key, message.preset)
+        if conn.room is not None:  # a table that is over, or a seat it abandoned: let go
+            conn.room.leave(conn)
         self._register(conn, key)
         command = {
             "op": "queue",
