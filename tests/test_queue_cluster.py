@@ -205,6 +205,44 @@ def test_people_queued_on_three_processes_meet_at_one_table(
         run(main)
 
 
+def test_an_account_playing_on_one_process_cannot_queue_through_another(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """One table at a time across the cluster: an account whose match is being played in a
+    room on one process is refused (``at_table``, zh/en) when another tab of it queues through
+    a different process; once it left that table (逃跑 ends the match) it may queue there."""
+    with Cluster(tmp_path, pg_url, redis_server, 2, ONLY_FULL) as cluster:
+        # the table on the process that is not the matchmaker: its own seats are all the
+        # matchmaker could see
+        second = cluster.nodes[matchmaker(cluster)]
+        first = next(n for n in cluster.nodes if n is not second)
+
+        async def main() -> None:
+            cookie = login_cookie(first, "Player")
+            code = create_room(first.port, players=1)["code"]
+            assert cluster.owner_port(code) == first.port
+            playing = await connect(first, cookie)
+            await playing.join(code, name="Player")
+            await playing.expect("prompt", 60)  # the match is being played
+            other = await connect(second, cookie)
+            await other.send({"type": "queue", "preset": PRESET, "kind": "casual"})
+            error = await other.expect("error", 30)
+            assert error["code"] == "at_table" and HAN.search(error["message_zh"]), error
+            assert [waiting(n) for n in cluster.nodes] == [0, 0]
+            await playing.send({"type": "leave"})
+            await playing.expect("left", 30)
+            await other.send({"type": "queue", "preset": PRESET, "kind": "casual"})
+            queued = await other.expect("queued", 30)
+            assert queued["kind"] == "casual" and queued["position"] == 1
+            for _ in range(100):
+                if all(waiting(n) == 1 for n in cluster.nodes):
+                    break
+                await asyncio.sleep(0.1)
+            assert [waiting(n) for n in cluster.nodes] == [1, 1]
+
+        run(main)
+
+
 # -- the matchmaker's process dies -----------------------------------------------------------------
 def test_kill_9_of_the_matchmaker_loses_nobody_and_matches_nobody_twice(
     tmp_path: Path, pg_url: str, redis_server: str

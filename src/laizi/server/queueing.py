@@ -25,13 +25,13 @@ from laizi.server.matchmaking import Match, Matchmaker, MatchSettings, Person, R
 from laizi.server.protocol import Accept, ProtocolError, Queue, Unqueue
 from laizi.server.ratings import ordinal, seat_accounts, standings_of
 from laizi.server.room import Conn
-from laizi.server.store import rooms
+from laizi.server.store import rooms, seats
 
 OpenRoom = Callable[[str, Sequence[SeatClaim], RoomKind], str]
 """Makes a matched room (``laizi.server.hub.Hub.open_matched_room``): preset, claims, kind →
 the room's code."""
 
-__all__ = ["TICK_S", "Queueing", "load_history"]
+__all__ = ["TICK_S", "Queueing", "holds_seat", "live_table_of", "load_history"]
 
 log = logging.getLogger("laizi.server")
 
@@ -58,6 +58,27 @@ def load_history(engine: Engine, keep: int = HISTORY_KEEP) -> RecentTables:
     for accounts in tables.values():
         history.add(accounts)
     return history
+
+
+def live_table_of(engine: Engine, account_id: int, besides: str | None = None) -> str | None:
+    """The code of a room whose match is being played with the account in one of its seats
+    (other than ``besides``), if any: what a cluster's process asks before it queues an
+    account, since the account's seat may be on another process (:func:`holds_seat` sees only
+    this one's connections).  A seat handed to a guest is unlinked; an abandon ends the match."""
+    query = (
+        select(rooms.c.code)
+        .join(seat_accounts, seat_accounts.c.room_id == rooms.c.id)
+        .join(seats, (seats.c.room_id == rooms.c.id) & (seats.c.seat == seat_accounts.c.seat))
+        .where(
+            (seat_accounts.c.account_id == account_id)
+            & (rooms.c.status == "playing")
+            & (seats.c.kind == "human")
+        )
+    )
+    if besides is not None:
+        query = query.where(rooms.c.code != besides)
+    with engine.connect() as c:
+        return c.execute(query.limit(1)).scalar()
 
 
 class Queueing:

@@ -47,7 +47,7 @@ from sqlalchemy import update
 from laizi.server.matched import RoomKind, SeatClaim, matched_table
 from laizi.server.matchmaking import Matchmaker, MatchSettings, person_data, person_of
 from laizi.server.protocol import ProtocolError, Queue
-from laizi.server.queueing import TICK_S, Queueing, load_history
+from laizi.server.queueing import TICK_S, Queueing, live_table_of, load_history
 from laizi.server.room.base import new_code
 from laizi.server.store import rooms
 
@@ -179,7 +179,10 @@ class ClusterQueueing(Queueing):
 
     def queue(self, conn: Conn, message: Queue) -> None:
         key = self._queue_key(conn, message)
-        if self._at_table(key):  # (here; the matchmaker knows only its own process's seats)
+        if self._at_table(key) or (
+            conn.account is not None
+            and live_table_of(self.engine, conn.account.id, getattr(conn.room, "code", None))
+        ):  # a seat here, or at a match in play on any process (the database knows them all)
             raise ProtocolError("at_table", "you are at a table: no queueing")
         person = self._person(conn, key, message.preset)
         if conn.room is not None:  # a table that is over, or a seat it abandoned: let go
