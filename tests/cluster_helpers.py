@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 from laizi.cli import app
 from laizi.engine import parse_record
 from tests.server_checks import check_hand_stream, split_hands, stream_events
-from tests.server_helpers import SRC, ServerProcess
+from tests.server_helpers import SRC, ServerProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_ENV = "LAIZI_TEST_REDIS_URL"
@@ -113,6 +113,14 @@ class Cluster:
         self.redis_url = redis_url
         flags = ("--redis", redis_url, "--redis-prefix", self.prefix, *args)
         self.nodes = [Node(tmp / f"node{i}.db", db_url=db_url, args=flags) for i in range(n)]
+        # Distinct ports: the system may hand out a just-freed port again, and a node whose port
+        # another node holds would "start" by answering that one's /healthz (seen once in CI: a
+        # cluster of two processes taken for three).
+        taken: set[int] = set()
+        for node in self.nodes:
+            while node.port in taken:
+                node.port = free_port()
+            taken.add(node.port)
         self.dead: set[int] = set()
 
     def __enter__(self) -> Cluster:
