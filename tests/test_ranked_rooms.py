@@ -30,6 +30,7 @@ from sqlalchemy import insert, select, text, update
 from laizi.rules import Settings
 from laizi.server.accounts import Accounts
 from laizi.server.accounts import accounts as account_rows
+from laizi.server.booking import Bookings
 from laizi.server.matched import SeatClaim
 from laizi.server.ratings import (
     MU,
@@ -200,6 +201,39 @@ def test_a_booking_retried_after_a_crash_keeps_the_rule(store: Store) -> None:
     history = {m["room"]: m for m in match_history(store.engine, ann)}
     assert history["CRASH1"]["total"] == history["CRASH2"]["total"] == 4
     assert history["CRASH1"]["points_after"] is None and history["CRASH2"]["points_after"] == -2
+
+
+def test_a_match_end_books_after_the_writes_handed_to_the_writer(db_url: str) -> None:
+    """The match's last hand was handed to the store's writer (a group commit) and is still
+    queued there when the match ends: the booking waits for it — it books both hands, and the
+    points of the last one (seen once in CI as ``hands: 1`` when the booking ran beside the
+    writer)."""
+    store = Store(db_url)
+    try:
+        assert store.start_writer()
+        ann, bo = _accounts(store, "Ann", "Bo")
+        room = _room(store, "LAST01", "ranked")
+        _seat_ann_and_bo(store, room, ann, bo)
+        _finished_hands(store, room, [[9, -3, -3, -3]])
+        with store.engine.begin() as c:
+            c.execute(update(rooms).where(rooms.c.id == room).values(status="playing"))
+        last = store.start_hand(room, 1, 0, bytes(32), [{"type": "deal"}])
+        end = {"type": "end", "reason": "win", "winner": None, "payments": [-5, 0, 5, 0]}
+        end |= {"hands": ["0"] * 4, "seed": None}
+        store.append(last, 1, [end], True, (room, "over"))
+        assert store.writer is not None
+        store.writer.submit(lambda c: time.sleep(0.3))  # a commit that takes its time
+        assert store.commit_async() is not None  # the last hand, queued behind it
+        ended = type("Ended", (), {"id": room, "code": "LAST01", "store": store, "rules": None})
+        bookings = Bookings(store.engine)
+        bookings.match_ended(ended())  # type: ignore[arg-type]
+        assert bookings.failed == {}
+        [match] = match_history(store.engine, ann)
+        assert match["hands"] == ["/api/rooms/LAST01/hands/0", "/api/rooms/LAST01/hands/1"]
+        # between the accounts: Ann 3 from Bo in hand 0, 5 to Bo in the last one
+        assert _standing(store, ann)[0] == -2 and _standing(store, bo)[0] == 2
+    finally:
+        store.close()
 
 
 def test_migration_0007_keeps_what_old_rooms_booked(db_url: str) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
-from laizi.server.ratings import book_stored, book_unbooked, error_line
+from laizi.server.ratings import book_stored_in, book_unbooked, error_line
 
 if TYPE_CHECKING:
     from laizi.server.room import Room
@@ -83,11 +83,12 @@ class Bookings:
 
     def match_ended(self, room: Room) -> None:
         """The server's match-end hook: book this match; retry the failed ones when due."""
-        # The match's last events first (the server stages them until the end of this loop turn):
-        # a booking never stands for an end the database does not hold.
+        # The match's last events first (the server stages them until the end of this loop turn,
+        # then hands them to the store's writer): the booking is written by the writer after
+        # them, so it never stands for an end the database does not hold.
         try:
             room.store.commit()
-            book_stored(self.engine, room.id, room.rules)
+            room.store.transact(lambda c: book_stored_in(c, room.id, room.rules))
             self.failed.pop(room.id, None)
         except Exception as error:
             log.exception("room %s: the match could not be booked (retried later)", room.code)

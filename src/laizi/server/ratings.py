@@ -82,6 +82,7 @@ __all__ = [
     "add_payments",
     "book_match",
     "book_stored",
+    "book_stored_in",
     "book_unbooked",
     "leaderboard",
     "link_seat",
@@ -564,7 +565,17 @@ def book_stored(
 ) -> list[dict[str, Any]]:
     """Book a finished match from its stored hand records, in one transaction (``[]`` if it
     was booked before or has no account seat)."""
-    with engine.begin() as c:
+    with engine.connect() as c:
+        return book_stored_in(c, room_id, rules)
+
+
+def book_stored_in(
+    c: Connection, room_id: int, rules: Settings | None = None
+) -> list[dict[str, Any]]:
+    """:func:`book_stored` in a transaction of its own on ``c`` — a store's writer runs it
+    (``Store.transact``), after every write handed to it before: the booking reads the
+    match's last hand, never a database that does not hold it yet."""
+    with c.begin():
         if _booked(c, room_id) or not _owners(c, room_id):
             return []
         if rules is None:
