@@ -13,7 +13,7 @@ import { drawClocks } from "./clock.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
 import { getLang, t } from "./i18n.js";
-import { applyEvent, fromView } from "./model.js";
+import { answers, applyEvent, fromView } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { pondHtml } from "./pond.js";
 import { onAgain, rematchCommand } from "./rematch.js";
@@ -200,6 +200,9 @@ export class TablePage {
     // A claim (or rob) prompt lives only as long as its window: once an event closes the window
     // (托管 answered it, or play went on), the prompt is gone, never shown against a closed window.
     if (this.prompt && (this.prompt.phase === "claim" || this.prompt.phase === "rob") && !m.claim) this.prompt = null;
+    // The seat acted — from this tab, another tab of the seat or 托管: the stream shows it to every
+    // connection of the seat, and the decision it answered is gone here too (its next prompt follows).
+    if (this.prompt && answers(ev, this.seat)) { this.prompt = null; this.raised = null; }
     if (ev.type === "end") { this.end = ev; this.prompt = null; this.hints = null; this.raised = null; }
     const banner = BANNERS[ev.type] || (ev.type === "discard" && ev.lay_out ? "banner_lay_out" : null);
     if (banner) this.banner(ev.seat, t(banner));
