@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.server_helpers import ServerProcess
-from tests.web_browser import launch, new_page
+from tests.web_browser import PHONE, greedy_once, launch, new_page
 
 TWO_TABS = {
     "players": 1,
@@ -104,3 +105,147 @@ def test_two_tabs_of_one_seat_follow_the_seat_at_once(server, browser):
         )
         assert first.inner_text("[data-status]") == second.inner_text("[data-status]")
     assert errors1 == [] and errors2 == []
+
+
+CLAIMED = """() => {
+  const p = window.laiziPage;
+  if (!p || !p.model || !p.model.players || p.model.phase === "over") return null;
+  const out = [];
+  p.model.players.forEach((pl, seat) => pl.melds.forEach((m, i) => {
+    if (m.from == null) return;
+    const el = document.querySelectorAll(`.seat[data-seat='${seat}'] .meld`)[i];
+    const kids = [...el.children];
+    const turned = kids.filter((k) => k.classList.contains("turned"));
+    const r = turned.length ? turned[0].querySelector(".tile").getBoundingClientRect() : null;
+    out.push({ seat, from: m.from, kind: m.kind, size: kids.length, turned: turned.length,
+      at: kids.findIndex((k) => k.classList.contains("turned")), title: el.getAttribute("title"),
+      wide: r ? r.width > r.height : false, name: p.name(m.from) });
+  }));
+  return out;
+}"""
+
+
+def play_to_a_claim(page: Page, deadline: float) -> list[dict[str, Any]]:
+    """Play greedily (every pung taken) until some seat holds a claimed meld; its looks."""
+    while True:
+        assert time.monotonic() < deadline, "no claim in the time given"
+        melds = page.evaluate(CLAIMED)
+        if melds:
+            return list(melds)
+        if not greedy_once(page, take_win=False):
+            time.sleep(0.03)
+
+
+LAST = """() => {
+  const p = window.laiziPage;
+  const marked = [...document.querySelectorAll('.pond .tile-last')];
+  const seat = p.lastDiscard ? p.lastDiscard.seat : null;
+  const pond = seat == null ? []
+    : [...document.querySelectorAll(`.pond[data-pond='${seat}'] .tile`)];
+  return { marked: marked.length, seat, phase: p.model.phase,
+    index: marked.length ? pond.indexOf(marked[0]) : null,
+    expected: seat == null ? null : p.model.players[seat].discards.length - 1,
+    claimed: seat == null ? false : p.model.players[seat].claimed.includes(p.lastDiscard.index) };
+}"""
+
+
+def test_the_last_discard_stays_marked_and_a_claimed_tile_lies_turned(server, browser):
+    """The table's last discard is marked in its pond while the next seat plays (not only in the
+    claim window), and each claimed meld shows the claimed tile turned, on the side of the seat it
+    came from (the seat before: first; across: middle; the seat after: last), titled with it."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 800})
+    room = server.create_room(players=1, hands=2, bot_delay_ms=150, action_seconds=600)
+    open_room(page, server, room["code"])
+    deadline = time.monotonic() + 180
+    seen_in_turn = 0
+    while seen_in_turn < 3:
+        assert time.monotonic() < deadline, "the last discard was never seen in a turn"
+        last = page.evaluate(LAST)
+        if last["seat"] is not None and last["phase"] == "turn" and not last["claimed"]:
+            assert last["marked"] == 1 and last["index"] == last["expected"], last
+            seen_in_turn += 1
+        if not greedy_once(page, take_win=False):
+            time.sleep(0.05)
+    melds = play_to_a_claim(page, deadline)
+    for meld in melds:
+        side = (meld["from"] - meld["seat"]) % 4
+        assert meld["turned"] == 1 and meld["wide"], meld
+        assert meld["at"] == {3: 0, 2: 1, 1: meld["size"] - 1}[side], meld
+        assert meld["title"] == f"来自 {meld['name']}", meld
+    assert errors == []
+
+
+def test_drawn_hand_and_win_banners_never_in_the_way(server, browser):
+    """荒庄 / Drawn hand and a win's banner with its burst show over the table for ~2 s and take
+    no tap; the settlement is under them."""
+    for lang, drawn, win in (("zh", "荒庄", "自摸"), ("en", "Drawn hand", "wins, self-drawn")):
+        page, errors = new_page(browser, viewport={"width": 1280, "height": 800})
+        room = server.create_room(players=1, hands=1, action_seconds=600)
+        open_room(page, server, room["code"], lang)
+        page.wait_for_function("() => window.laiziPage.model && window.laiziPage.model.players")
+        page.evaluate(
+            "() => { const p = window.laiziPage;"
+            " p.onEvent({ type: 'win', seat: 1, how: 'self_draw', tile: '5m' }); p.render(); }"
+        )
+        banner = page.locator(".big-banner[data-big=win]")
+        assert win in banner.inner_text()
+        assert banner.locator(".big-burst").count() == 1
+        assert banner.evaluate("(e) => getComputedStyle(e).pointerEvents") == "none"
+        page.evaluate(
+            "() => { const p = window.laiziPage; p.onEvent({ type: 'end', reason: 'drawn',"
+            " winner: null, payments: [0, 0, 0, 0], hands: [], seed: null }); p.render(); }"
+        )
+        assert page.locator(".big-banner").count() == 1  # one at a time
+        assert page.locator(".big-banner[data-big=drawn] .big-text").inner_text() == drawn
+        page.wait_for_selector(".big-banner", state="detached", timeout=4000)
+        assert errors == []
+        page.context.close()
+
+
+def test_ones_own_call_banner_never_covers_ones_seat_on_a_phone(server, browser):
+    page, errors = new_page(browser, **PHONE)
+    room = server.create_room(players=1, hands=1, action_seconds=600)
+    open_room(page, server, room["code"])
+    page.wait_for_function("() => window.laiziPage.model && window.laiziPage.model.players")
+    looks = page.evaluate(
+        """() => {
+      const p = window.laiziPage;
+      p.banner(p.seat, "碰");
+      p.render();
+      const box = (e) => {
+        const r = e.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom];
+      };
+      const mine = document.querySelector(".seat.pos-bottom");
+      return { banner: box(mine.querySelector(".call-banner")), seat: box(mine),
+        hand: box(document.querySelector(".me")), board: box(document.querySelector(".board")) };
+    }"""
+    )
+    b, seat, hand = looks["banner"], looks["seat"], looks["hand"]
+    for other in (seat, hand):
+        apart = b[2] <= other[0] or other[2] <= b[0] or b[3] <= other[1] or other[3] <= b[1]
+        assert apart, looks
+    assert b[1] >= looks["board"][1] and b[0] >= 0 and b[2] <= 390, looks  # on the table, on screen
+    assert errors == []
+
+
+def test_sound_is_offered_once_at_the_first_tap(server, browser):
+    page, errors = new_page(browser, **PHONE)
+    room = server.create_room(players=1, hands=1, action_seconds=600)
+    open_room(page, server, room["code"])
+    page.wait_for_function("() => window.laiziPage.model && window.laiziPage.model.players")
+    assert page.locator("[data-sound-offer]").count() == 0  # nothing before a gesture
+    page.locator(".centre").tap()
+    offer = page.locator("[data-sound-offer]")
+    assert "开启声音" in offer.inner_text()
+    page.locator("[data-cmd=sound-yes]").tap()
+    assert page.evaluate("localStorage.getItem('laizi.sound')") == "on"
+    assert page.locator("[data-sound-offer]").count() == 0
+    assert page.get_attribute("[data-cmd=sound]", "aria-pressed") == "true"
+    page.evaluate("localStorage.removeItem('laizi.sound')")  # even with no choice kept: never again
+    page.reload()
+    page.wait_for_selector(".board")
+    page.locator(".centre").tap()
+    page.wait_for_timeout(300)
+    assert page.locator("[data-sound-offer]").count() == 0
+    assert errors == []

@@ -3,6 +3,7 @@
 
 import { t } from "./i18n.js";
 import { soundOn } from "./sound.js";
+import { soundOfferHtml } from "./soundoffer.js";
 import { esc } from "./util.js";
 
 export function barHtml(page) {
@@ -22,7 +23,7 @@ export function barHtml(page) {
   const snd = `<button data-cmd="sound" class="small" aria-pressed="${soundOn()}">${soundOn() ? t("sound_on") : t("sound_off")}</button>`;
   return `<div class="room-bar"><span class="code">${t("room")} <b data-code>${esc(code)}</b></span>${watching}` +
     `<span>${hand} ${of}</span><span class="link">${t("link")}: <a href="/r/${esc(code)}">${esc(link)}</a></span>${records}` +
-    `<span class="spacer"></span>${snd}${tap}${autoBtn}<button data-cmd="leave">${t("leave")}</button></div>`;
+    `<span class="spacer"></span>${snd}${soundOfferHtml(page)}${tap}${autoBtn}<button data-cmd="leave">${t("leave")}</button></div>`;
 }
 
 export function waitingHtml(page) {
