@@ -107,6 +107,16 @@ def test_two_tabs_of_one_seat_follow_the_seat_at_once(server, browser):
     assert errors1 == [] and errors2 == []
 
 
+def boxes(page: Page, selector: str) -> list[dict[str, Any]]:
+    return page.evaluate(
+        "(sel) => [...document.querySelectorAll(sel)].filter((e) => e.checkVisibility())"
+        ".map((e) => { const r = e.getBoundingClientRect(); return { w: r.width, h: r.height,"
+        " x: r.x, y: r.y, what: e.className + ' '"
+        " + (e.dataset.cmd || e.textContent.trim().slice(0, 12)) }; })",
+        selector,
+    )
+
+
 CLAIMED = """() => {
   const p = window.laiziPage;
   if (!p || !p.model || !p.model.players || p.model.phase === "over") return null;
@@ -248,4 +258,55 @@ def test_sound_is_offered_once_at_the_first_tap(server, browser):
     page.locator(".centre").tap()
     page.wait_for_timeout(300)
     assert page.locator("[data-sound-offer]").count() == 0
+    assert errors == []
+
+
+def test_invite_copies_the_link_on_a_desktop_and_shares_it_on_a_phone(server, browser):
+    room = server.create_room(players=2, hands=1, action_seconds=600)
+    link = f"{server.http}/r/{room['code']}"
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 800})
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.http)
+    open_room(page, server, room["code"], "en", ".waiting")  # the second seat is still free
+    page.click("[data-cmd=invite]")
+    assert page.locator("[data-invite=copied]").inner_text() == "Link copied"
+    assert page.evaluate("navigator.clipboard.readText()") == link
+    phone, errors2 = new_page(browser, **PHONE)
+    phone.add_init_script(
+        "window.__shared = []; navigator.share = async (d) => { window.__shared.push(d); };"
+    )
+    open_room(phone, server, room["code"], "zh", ".board")  # the second person: the match is on
+    button = phone.locator("[data-cmd=invite]")
+    box = button.bounding_box()
+    assert (
+        box is not None
+        and box["width"] >= 40
+        and box["height"] >= 40
+        and box["x"] + box["width"] <= 390
+    )
+    button.tap()
+    assert phone.locator("[data-invite=shared]").inner_text() == "已分享"
+    assert phone.evaluate("window.__shared.map((d) => d.url)") == [link]
+    assert errors == [] and errors2 == []
+
+
+CONTROLS = (
+    "#top button, .room-bar button, .room-bar summary, .room-bar a, .seat .mult, .actions button,"
+    " .my-hand button, .sound-offer button"
+)
+
+
+def test_every_control_of_the_phones_table_is_40_px_to_tap(server, browser):
+    page, errors = new_page(browser, **PHONE)
+    room = server.create_room(players=1, hands=1, action_seconds=600)
+    open_room(page, server, room["code"])
+    page.wait_for_selector(".actions[data-prompt] .hint, .actions button.act")
+    found = boxes(page, CONTROLS)
+    kinds = {c["what"].split()[0] for c in found}
+    assert {"mult", "small"} <= kinds and len(found) >= 20, found
+    small = [c for c in found if c["w"] < 40 or c["h"] < 40]
+    assert small == [], small
+    page.locator(".centre").tap()  # the sound offer's buttons too
+    page.wait_for_selector("[data-sound-offer]")
+    offer = boxes(page, ".sound-offer button, [data-cmd=invite]")
+    assert len(offer) == 3 and all(c["w"] >= 40 and c["h"] >= 40 for c in offer), offer
     assert errors == []

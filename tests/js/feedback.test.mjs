@@ -1,6 +1,6 @@
 // Unit tests of issue 27's feedback modules (src/laizi/web/static): the seat a prompt's answer
 // comes from (model.js), the turned tile of a claimed meld (melds.js), sound offered once
-// (soundoffer.js) and the big banner (bigbanner.js).
+// (soundoffer.js), the invite's share or copy (invite.js) and the big banner (bigbanner.js).
 // node --test tests/js/
 
 import assert from "node:assert/strict";
@@ -11,6 +11,7 @@ fakePage({ lang: "en" });
 const { answers } = await import("../../src/laizi/web/static/model.js");
 const { meldLayout, turnedIndex } = await import("../../src/laizi/web/static/melds.js");
 const { offerDue, offerSound, soundOfferHtml } = await import("../../src/laizi/web/static/soundoffer.js");
+const { roomLink, shareLink } = await import("../../src/laizi/web/static/invite.js");
 const { bigBannerHtml } = await import("../../src/laizi/web/static/bigbanner.js");
 
 test("the seat's own decision answers its prompt, whichever tab made it; a draw or another seat does not", () => {
@@ -63,6 +64,28 @@ test("sound is offered once, at the first tap, only where no choice was made", (
   assert.equal(offerDue(store({ "laizi.sound": "off" })), false); // the bar's switch was used
   s.setItem("laizi.sound", "on");
   assert.equal(soundOfferHtml(page, s), ""); // answered: gone
+});
+
+test("invite: a phone's share sheet, else the clipboard, else the copy command", async () => {
+  const url = roomLink("https://example.test", "ABC123");
+  assert.equal(url, "https://example.test/r/ABC123");
+  const shared = [];
+  const copied = [];
+  const nav = { share: async (data) => shared.push(data), clipboard: { writeText: async (x) => copied.push(x) } };
+  assert.equal(await shareLink(url, "room", { nav, phone: true }), "shared");
+  assert.deepEqual(shared, [{ title: "room", text: "room", url }]);
+  assert.equal(await shareLink(url, "room", { nav, phone: false }), "copied"); // a desktop copies
+  assert.deepEqual(copied, [url]);
+  const closed = { share: async () => { throw Object.assign(new Error("x"), { name: "AbortError" }); } };
+  assert.equal(await shareLink(url, "room", { nav: closed, phone: true }), "cancelled");
+  const refused = { clipboard: { writeText: async () => { throw new Error("denied"); } } };
+  const doc = {
+    body: { append() {} },
+    createElement: () => ({ style: {}, setAttribute() {}, select() {}, remove() {} }),
+    execCommand: (cmd) => cmd === "copy",
+  };
+  assert.equal(await shareLink(url, "room", { nav: refused, doc, phone: false }), "copied");
+  assert.equal(await shareLink(url, "room", { nav: {}, doc: null, phone: true }), "failed");
 });
 
 test("the big banner: a win with its burst, a drawn hand with its second line, text escaped", () => {

@@ -199,7 +199,7 @@ const TEXT = {
   banner_win: ["胡", "Win"],
   banner_self_draw: ["自摸", "Self-drawn"],
   banner_lay_out: ["杠", "Kong"],
-  // every move at a glance (melds.js, bigbanner.js, soundoffer.js)
+  // every move at a glance (melds.js, bigbanner.js, soundoffer.js, invite.js)
   meld_from: ["来自 {0}", "from {0}"],
   big_win: ["{0} 胡了", "{0} wins"],
   big_self_draw: ["{0} 自摸", "{0} wins, self-drawn"],
@@ -208,6 +208,12 @@ const TEXT = {
   sound_offer: ["开启声音？", "Turn sound on?"],
   sound_yes: ["开启", "Sound on"],
   sound_no: ["不用", "No thanks"],
+  invite: ["邀请", "Invite"],
+  invite_title: ["分享或复制房间链接", "Share or copy the room's link"],
+  invite_text: ["来打麻将：房间 {0}", "Come and play mahjong: room {0}"],
+  invite_copied: ["链接已复制", "Link copied"],
+  invite_shared: ["已分享", "Shared"],
+  invite_failed: ["无法复制，请手动复制：", "Couldn't copy — copy it by hand:"],
   fans_running: ["番", "fans"],
   time_left: ["剩余时间", "time left"],
   act_abandon: ["逃跑", "escapes"],

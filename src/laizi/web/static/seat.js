@@ -41,7 +41,7 @@ function badgesHtml(page, seat) {
 function multHtml(page, seat, mult, game) {
   if (!mult) return "";
   const title = mult.factors.length ? mult.factors.map((f) => factorText(f, game)).join(" · ") : t("no_factors");
-  return `<button class="mult" data-seat="${seat}" title="${esc(title)}" aria-expanded="${page.openMult === seat}">×${num(mult.total)}</button>` +
+  return `<button class="mult" data-seat="${seat}" title="${esc(title)}" aria-expanded="${page.openMult === seat}"><span class="chip">×${num(mult.total)}</span></button>` +
     (page.openMult === seat ? `<div class="mult-detail">${multiplierHtml(mult, game)}</div>` : "");
 }
 

@@ -14,6 +14,7 @@ import { drawClocks } from "./clock.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
 import { getLang, t } from "./i18n.js";
+import { inviteCommand } from "./invite.js";
 import { answers, applyEvent, fromView } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { pondHtml } from "./pond.js";
@@ -297,8 +298,8 @@ export class TablePage {
       this.conn.send({ type: "continue" });
       this.continued = true;
       this.render();
-    } else if (soundCommand(this, target.dataset.cmd)) {
-      // the sound offer's answer (soundoffer.js)
+    } else if (soundCommand(this, target.dataset.cmd) || inviteCommand(this, target.dataset.cmd)) {
+      // the sound offer's answer, the invite button (soundoffer.js, invite.js)
     } else if (target.dataset.cmd === "sound") {
       setSound(!soundOn());
       if (soundOn()) sound("turn");
