@@ -180,6 +180,14 @@ export function applyEvent(model, ev) {
   return model;
 }
 
+const DECISIONS = new Set(["discard", "lay_out", "concealed_kong", "added_kong", "claim", "pass", "chow", "pung", "kong", "win", "abandon"]);
+
+/** Whether the event `ev` is the seat `seat` deciding: it answers that seat's pending prompt,
+ * whichever connection of the seat (another tab, 托管) made it; the seat's next prompt follows. */
+export function answers(ev, seat) {
+  return seat != null && ev.seat === seat && DECISIONS.has(ev.type);
+}
+
 /** The seat's own concealed tiles, sorted, the drawn tile last (as the table shows them). */
 export function ownHand(model) {
   if (!model.hand_tiles) return { tiles: [], drawn: null };

@@ -2,7 +2,9 @@
 // waiting room before the match, and this client's random value in the deal under the board.
 
 import { t } from "./i18n.js";
+import { inviteHtml } from "./invite.js";
 import { soundOn } from "./sound.js";
+import { soundOfferHtml } from "./soundoffer.js";
 import { esc } from "./util.js";
 
 export function barHtml(page) {
@@ -21,8 +23,8 @@ export function barHtml(page) {
   const tap = page.seat != null ? `<button data-cmd="tap" class="small" aria-pressed="${page.tapTwice}">${page.tapTwice ? t("tap_two") : t("tap_one")}</button>` : "";
   const snd = `<button data-cmd="sound" class="small" aria-pressed="${soundOn()}">${soundOn() ? t("sound_on") : t("sound_off")}</button>`;
   return `<div class="room-bar"><span class="code">${t("room")} <b data-code>${esc(code)}</b></span>${watching}` +
-    `<span>${hand} ${of}</span><span class="link">${t("link")}: <a href="/r/${esc(code)}">${esc(link)}</a></span>${records}` +
-    `<span class="spacer"></span>${snd}${tap}${autoBtn}<button data-cmd="leave">${t("leave")}</button></div>`;
+    `<span>${hand} ${of}</span><span class="link">${t("link")}: <a href="/r/${esc(code)}">${esc(link)}</a></span>${inviteHtml(page)}${records}` +
+    `<span class="spacer"></span>${snd}${soundOfferHtml(page)}${tap}${autoBtn}<button data-cmd="leave">${t("leave")}</button></div>`;
 }
 
 export function waitingHtml(page) {

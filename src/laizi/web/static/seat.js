@@ -4,7 +4,8 @@
 
 import { pick, t } from "./i18n.js";
 import { factorText, multiplierHtml } from "./settle.js";
-import { parseTiles, tileSvg } from "./tiles.js";
+import { meldHtml } from "./melds.js";
+import { tileSvg } from "./tiles.js";
 import { esc, num } from "./util.js";
 import { named, wordsOf } from "./words.js";
 
@@ -40,7 +41,7 @@ function badgesHtml(page, seat) {
 function multHtml(page, seat, mult, game) {
   if (!mult) return "";
   const title = mult.factors.length ? mult.factors.map((f) => factorText(f, game)).join(" · ") : t("no_factors");
-  return `<button class="mult" data-seat="${seat}" title="${esc(title)}" aria-expanded="${page.openMult === seat}">×${num(mult.total)}</button>` +
+  return `<button class="mult" data-seat="${seat}" title="${esc(title)}" aria-expanded="${page.openMult === seat}"><span class="chip">×${num(mult.total)}</span></button>` +
     (page.openMult === seat ? `<div class="mult-detail">${multiplierHtml(mult, game)}</div>` : "");
 }
 
@@ -56,7 +57,7 @@ export function seatHtml(page, seat, pos) {
     ? `<span class="counts" data-counts><span>${t("opened_n", opened)}</span><span>${t("kongs_n", kongs)}</span></span>` : "";
   const active = m.to_act && m.to_act.includes(seat) && m.phase !== "over";
   const hidden = seat === page.seat ? "" : `<div class="backs" data-count="${p.hand_size}">${tileSvg(null, { marks: ["back", "small"] })}<b>×${p.hand_size}</b></div>`;
-  const melds = p.melds.map((meld) => `<span class="meld" data-kind="${meld.kind}">${meld.tiles ? parseTiles(meld.tiles).map((x) => page.tile(x)).join("") : tileSvg(null, { marks: ["back"] }).repeat(4)}</span>`).join("");
+  const melds = p.melds.map((meld, i) => meldHtml(page, meld, seat, page.claimedTiles.get(`${seat}:${i}`))).join("");
   const laid = p.laid_out.map((x) => page.tile(x)).join("");
   const banner = page.banners.find((b) => b.seat === seat && b.until >= performance.now());
   const clock = active && page.seat !== seat ? `<span class="timer seat-timer"></span>` : "";

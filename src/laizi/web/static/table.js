@@ -8,18 +8,21 @@
 // tablesettle.js (the settlement panel), roombar.js; settle.js the settlement, net.js the socket.
 
 import { actionsHtml } from "./actions.js";
+import { showBigBanner } from "./bigbanner.js";
 import { centreHtml, POSITIONS } from "./centre.js";
 import { drawClocks } from "./clock.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
 import { getLang, t } from "./i18n.js";
-import { applyEvent, fromView } from "./model.js";
+import { inviteCommand } from "./invite.js";
+import { answers, applyEvent, fromView } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { pondHtml } from "./pond.js";
 import { onAgain, rematchCommand } from "./rematch.js";
 import { barHtml, entropyHtml, waitingHtml } from "./roombar.js";
 import { seatHtml } from "./seat.js";
 import { setSound, sound, soundOn } from "./sound.js";
+import { offerSound, soundCommand } from "./soundoffer.js";
 import { drawSettlement, finishedHtml } from "./tablesettle.js";
 import { tileName, tileSvg } from "./tiles.js";
 import { esc, seatName } from "./util.js";
@@ -64,6 +67,8 @@ export class TablePage {
     this.moqie = new Map(); // seat → Set of discard positions played straight from the draw
     this.turnAt = performance.now(); // when the seat to act began (a spectator's timer)
     this.fresh = new Set(); // "seat:index" of the discard just made (animated once)
+    this.lastDiscard = null; // {seat, index}: the table's last discard, marked until the next one
+    this.claimedTiles = new Map(); // "seat:meld index" → the tile a chow took (turned in the meld)
     this.conn = new RoomConnection(code, {
       name,
       spectate: spectate && !savedSeat(code),
@@ -75,7 +80,10 @@ export class TablePage {
     // A press is never lost to a redraw: while a button is held down the page is not drawn again
     // (a click whose down and up land on two different drawings of a button fires on neither);
     // the held-back drawing follows the click.
-    root.addEventListener("pointerdown", () => { this.pressing = true; });
+    root.addEventListener("pointerdown", () => {
+      this.pressing = true;
+      if (offerSound(this)) this.redraw = true; // the first tap: sound is offered (soundoffer.js)
+    });
     const released = () => {
       if (!this.pressing) return;
       this.pressing = false;
@@ -105,6 +113,7 @@ export class TablePage {
         this.hints = null;
         this.model = m.view ? fromView(m.view, m.room.rules) : null;
         if (m.view) this.moqie = new Map(m.view.players.map((p) => [p.seat, new Set(p.moqie || [])]));
+        this.lastDiscard = null; // the open discard of a claim window is marked (pond.js)
         if (this.model && this.model.phase === "over") this.fetchEnd(this.model.hand);
         else this.end = null;
         break;
@@ -180,6 +189,8 @@ export class TablePage {
       this.moqie = new Map();
       this.raised = null;
       this.clock = null;
+      this.lastDiscard = null;
+      this.claimedTiles = new Map();
     }
     if (!this.model) return;
     const m = this.model;
@@ -194,19 +205,26 @@ export class TablePage {
           this.moqie.get(ev.seat).add(p.discards.length);
         }
         this.fresh = new Set([`${ev.seat}:${p.discards.length}`]);
+        this.lastDiscard = { seat: ev.seat, index: p.discards.length };
       }
     }
+    if (ev.type === "chow" && m.players) this.claimedTiles.set(`${ev.seat}:${m.players[ev.seat].melds.length}`, ev.tile);
     applyEvent(m, ev);
     // A claim (or rob) prompt lives only as long as its window: once an event closes the window
     // (托管 answered it, or play went on), the prompt is gone, never shown against a closed window.
     if (this.prompt && (this.prompt.phase === "claim" || this.prompt.phase === "rob") && !m.claim) this.prompt = null;
+    // The seat acted — from this tab, another tab of the seat or 托管: the stream shows it to every
+    // connection of the seat, and the decision it answered is gone here too (its next prompt follows).
+    if (this.prompt && answers(ev, this.seat)) { this.prompt = null; this.raised = null; }
     if (ev.type === "end") { this.end = ev; this.prompt = null; this.hints = null; this.raised = null; }
     const banner = BANNERS[ev.type] || (ev.type === "discard" && ev.lay_out ? "banner_lay_out" : null);
     if (banner) this.banner(ev.seat, t(banner));
     if (ev.type === "win") {
       this.banner(ev.seat, t(ev.how === "self_draw" ? "banner_self_draw" : "banner_win"));
       sound("win");
+      showBigBanner("win", t(ev.how === "self_draw" ? "big_self_draw" : "big_win", this.name(ev.seat)));
     }
+    if (ev.type === "end" && ev.reason === "drawn") showBigBanner("drawn", t("big_drawn"), t("big_drawn_sub"));
     if (m.to_act && m.to_act.join() !== before) this.turnAt = performance.now();
   }
 
@@ -280,6 +298,8 @@ export class TablePage {
       this.conn.send({ type: "continue" });
       this.continued = true;
       this.render();
+    } else if (soundCommand(this, target.dataset.cmd) || inviteCommand(this, target.dataset.cmd)) {
+      // the sound offer's answer, the invite button (soundoffer.js, invite.js)
     } else if (target.dataset.cmd === "sound") {
       setSound(!soundOn());
       if (soundOn()) sound("turn");
