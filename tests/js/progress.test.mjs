@@ -17,6 +17,7 @@ fakePage({ lang: "en", schema });
 const charts = await import("../../src/laizi/web/static/charts.js");
 const { gameHtml, matchHtml } = await import("../../src/laizi/web/static/profile.js");
 const i18n = await import("../../src/laizi/web/static/i18n.js");
+const { waitingHtml } = await import("../../src/laizi/web/static/roombar.js");
 
 test("the rating is one number: the ordinal μ − 3σ to one decimal", () => {
   assert.equal(charts.ratingText({ mu: 27.0135, sigma: 8.003, ordinal: 3.0045 }), "3.0");
@@ -48,6 +49,13 @@ test("only a ranked room moves ranks; the others say so in both languages", () =
   } finally {
     i18n.setLang("en");
   }
+});
+
+test("a room joined by its link says before the match whether it moves ranks", () => {
+  const page = (kind) => ({ room: { kind, seats: [{ seat: 0, kind: "empty" }] }, code: "ABCD", seat: null, name: () => "" });
+  assert.match(waitingHtml(page("friendly")), /data-no-ranks>This is a friendly table: points and ranks don&#39;t move\./);
+  assert.match(waitingHtml(page("casual")), /This is a casual table/);
+  assert.doesNotMatch(waitingHtml(page("ranked")), /data-no-ranks/);
 });
 
 test("bars are as long as their share of the largest (or of the given max)", () => {
