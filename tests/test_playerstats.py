@@ -130,3 +130,13 @@ def test_a_ranked_summary_says_the_next_rank_and_the_points_missing(
         assert room_summary(store, "CASUL1")["standings"] == []  # a casual table moves no ranks
     finally:
         store.close()
+
+
+def test_statistics_cost_what_a_record_costs_under_the_get_limit() -> None:
+    """They read every stored hand of up to 500 matches: a flood of them is held back sooner."""
+    from laizi.server.readonly import HEAVY
+
+    for path in ("/api/me/stats", "/api/players/Ann/stats", "/api/matches/X/record"):
+        assert HEAVY.match(path), path
+    for path in ("/api/me", "/api/players/Ann", "/api/me/matches"):
+        assert not HEAVY.match(path), path
