@@ -373,6 +373,33 @@ class InProcessServer(Addressed):
         self.stop()
 
 
+def store_hands(store: Any, room: int, ends: list[list[dict[str, Any]]]) -> None:
+    """Finished hands (each a list of events after the deal) and the room over, written to a
+    :class:`laizi.server.store.Store`'s database as a played match leaves them."""
+    from sqlalchemy import insert, update
+
+    from laizi.server.store import events, hands, rooms
+
+    with store.engine.begin() as c:
+        for number, hand in enumerate(ends):
+            hand_id = c.execute(
+                insert(hands).values(
+                    room_id=room, number=number, dealer=0, seed="00", finished=True
+                )
+            ).inserted_primary_key[0]
+            # the fields of an ``end`` event these tests don't set (booking reads it typed)
+            full = {"reason": "win", "winner": None, "hands": ["0"] * 4, "seed": None}
+            bodies = [{"type": "deal"}, *({**full, **e} if e["type"] == "end" else e for e in hand)]
+            c.execute(
+                insert(events),
+                [
+                    {"hand_id": hand_id, "idx": i, "body": json.dumps(body)}
+                    for i, body in enumerate(bodies)
+                ],
+            )
+        c.execute(update(rooms).where(rooms.c.id == room).values(status="over"))
+
+
 def alembic_config(connection: Any) -> Any:
     """Alembic's configuration for the server's migrations on ``connection`` (to move the
     schema up or down in a test)."""

@@ -76,6 +76,7 @@ def test_a_ranked_summary_gives_each_accounts_points_and_rank_change_exactly(
     summary = room_summary(store, "RANK02")
     assert summary is not None and summary["kind"] == "ranked"
     white, one = {"zh": "白板", "en": "White Dragon"}, {"zh": "一万", "en": "1 Character"}
+    two = {"zh": "二万", "en": "2 Characters"}
     assert summary["standings"] == [
         {
             "seat": 0,
@@ -85,6 +86,7 @@ def test_a_ranked_summary_gives_each_accounts_points_and_rank_change_exactly(
             "delta": "-700/3",
             "rank_before": one,
             "rank_after": white,
+            "next_rank": {**one, "missing": "550/3"},  # from −250/3 up to 100
         },
         {
             "seat": 1,
@@ -94,6 +96,7 @@ def test_a_ranked_summary_gives_each_accounts_points_and_rank_change_exactly(
             "delta": "700/3",
             "rank_before": white,
             "rank_after": one,
+            "next_rank": {**two, "missing": "50/3"},
         },
         {
             "seat": 2,
@@ -103,6 +106,7 @@ def test_a_ranked_summary_gives_each_accounts_points_and_rank_change_exactly(
             "delta": "0",
             "rank_before": white,
             "rank_after": white,
+            "next_rank": {**one, "missing": "150"},
         },
         {
             "seat": 3,
@@ -112,6 +116,7 @@ def test_a_ranked_summary_gives_each_accounts_points_and_rank_change_exactly(
             "delta": "0",
             "rank_before": white,
             "rank_after": white,
+            "next_rank": {**one, "missing": "150"},
         },
     ]
     friendly = store.create_room("FRND01", Settings.from_json(PRESET).to_json(), {}, "friendly")

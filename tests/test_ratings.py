@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, select
 
 from laizi.rules import RANKS, rank_for
 from laizi.server.accounts import Accounts
@@ -34,8 +33,8 @@ from laizi.server.ratings import (
     standings_of,
     unbooked_matches,
 )
-from laizi.server.store import Store, events, hands, rooms
-from tests.server_helpers import FAST_HASH
+from laizi.server.store import Store
+from tests.server_helpers import FAST_HASH, store_hands
 
 amounts = st.fractions(min_value=-5000, max_value=5000, max_denominator=6)
 
@@ -222,35 +221,13 @@ def test_leaderboard_orders_by_points_then_rating(store: Store) -> None:
     ]
 
 
-def _store_hands(store: Store, room: int, ends: list[list[dict[str, Any]]]) -> None:
-    """Finished hands (each a list of events after the deal) and the room over."""
-    with store.engine.begin() as c:
-        for number, hand in enumerate(ends):
-            hand_id = c.execute(
-                insert(hands).values(
-                    room_id=room, number=number, dealer=0, seed="00", finished=True
-                )
-            ).inserted_primary_key[0]
-            # the fields of an ``end`` event these tests don't set (booking reads it typed)
-            full = {"reason": "win", "winner": None, "hands": ["0"] * 4, "seed": None}
-            bodies = [{"type": "deal"}, *({**full, **e} if e["type"] == "end" else e for e in hand)]
-            c.execute(
-                insert(events),
-                [
-                    {"hand_id": hand_id, "idx": i, "body": json.dumps(body)}
-                    for i, body in enumerate(bodies)
-                ],
-            )
-        c.execute(update(rooms).where(rooms.c.id == room).values(status="over"))
-
-
 def test_unbooked_match_is_booked_from_its_hand_records(store: Store) -> None:
     """A crash between a match's end and its booking: the next start books it from the log."""
     ann, bo = _accounts(store, "Ann", "Bo")
     room = _room(store)
     link_seat(store.engine, room, 0, ann)
     link_seat(store.engine, room, 3, bo)
-    _store_hands(
+    store_hands(
         store,
         room,
         [
@@ -288,7 +265,7 @@ def test_baishan_kongs_are_split_from_the_record_exactly(store: Store) -> None:
     kong = [-2 * unit, -unit, 4 * unit, -unit]
     win = [-64 * unit, 128 * unit, -32 * unit, -32 * unit]  # Bo (seat 1) wins
     net = [k + w for k, w in zip(kong, win, strict=True)]
-    _store_hands(
+    store_hands(
         store,
         room,
         [

@@ -19,41 +19,20 @@ directory, there too.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
-from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
-from laizi.rules import Settings
-from laizi.server.ratings import add_payments, book_match, link_seat, no_payments
-from laizi.server.store import Store
-from tests.server_helpers import InProcessServer, ServerProcess, open_ranked_table
-from tests.web_browser import PHONE, create_room, greedy_once, launch, new_page, shot
-
-PRESET = "wuhan-hongzhong-kaikou"
-DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
-LOOKS = [("zh", DESKTOP), ("en", DESKTOP), ("zh", PHONE), ("en", PHONE)]
-"""Each of the four people's language and screen."""
-HIDDEN = """
-window.__hidden = false;
-Object.defineProperty(document, "visibilityState", {
-  get: () => (window.__hidden ? "hidden" : "visible"),
-});
-Object.defineProperty(document, "hidden", { get: () => window.__hidden });
-window.__notes = 0;
-const oscillator = AudioContext.prototype.createOscillator;
-AudioContext.prototype.createOscillator = function () {
-  window.__notes += 1;
-  return oscillator.call(this);
-};
-"""
-"""A tab the test can hide and show (``window.__hidden``; a ``visibilitychange`` tells the page),
-counting the notes the page plays (``window.__notes``)."""
+from tests.server_helpers import InProcessServer, ServerProcess
+from tests.web_browser import PHONE, create_room, launch, new_page
+from tests.web_match_helpers import ESCAPED, LOOKS, PRESET, ranked_match_with_an_escape
+from tests.web_match_helpers import person as _person
+from tests.web_match_helpers import play_out as _play_out
+from tests.web_match_helpers import seat_of as _seat
+from tests.web_match_helpers import shot_also as _shot
 
 
 @pytest.fixture(scope="module")
@@ -63,25 +42,6 @@ def browser() -> Iterator[Browser]:
     browsers.close()
 
 
-def _shot(page: Page, name: str) -> None:
-    path = shot(page, name)
-    extra = os.environ.get("LAIZI_SHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        (Path(extra) / path.name).write_bytes(path.read_bytes())
-
-
-def _person(
-    browser: Browser, base: str, lang: str, look: dict[str, Any], address: str | None
-) -> tuple[BrowserContext, Page, list[str]]:
-    headers = {"X-Forwarded-For": address} if address else {}
-    page, errors = new_page(browser, extra_http_headers=headers, **look)
-    page.add_init_script(f"localStorage.setItem('laizi.lang', '{lang}');")
-    page.add_init_script(HIDDEN)
-    page.set_default_timeout(60_000)
-    return page.context, page, errors
-
-
 def _register(context: BrowserContext, base: str, name: str) -> None:
     r = context.request.post(base + "/api/register", data={"name": name, "password": "hongzhong"})
     assert r.status == 201, r.text()
@@ -89,18 +49,6 @@ def _register(context: BrowserContext, base: str, name: str) -> None:
 
 def _phase(page: Page, phase: str, timeout: float = 60_000) -> None:
     page.wait_for_selector(f"#match-card[data-phase='{phase}']", timeout=timeout)
-
-
-def _seat(page: Page, timeout: float = 60) -> int:
-    """The seat the table page took (polled: the page's policy forbids wait_for_function's
-    evaluated text)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        seat = page.evaluate("() => window.laiziPage ? window.laiziPage.seat : null")
-        if seat is not None:
-            return int(seat)
-        time.sleep(0.1)
-    raise AssertionError(f"{page.url}: no seat")
 
 
 def _find(page: Page, completes_a_table: bool = False) -> None:
@@ -187,67 +135,13 @@ def test_four_accounts_queue_ranked_accept_and_meet_at_one_table(
             page.context.close()
 
 
-def _play_out(pages: list[Page], done: str = ".match-end") -> None:
-    deadline = time.monotonic() + 300
-    while not all(p.locator(done).count() for p in pages):
-        assert time.monotonic() < deadline, "the match did not end"
-        moved = False
-        for page in pages:
-            if not page.locator(done).count():
-                moved = greedy_once(page) or moved  # chasing wins: the points move
-        if not moved:
-            time.sleep(0.05)
-
-
-def _earlier_ranked_match(db_url: str, people: list[int]) -> None:
-    """Standings from an earlier ranked match: Rank0 95 points (5 short of 一万), the others
-    below zero — so the match's rank changes show."""
-    store = Store(db_url)
-    try:
-        room = store.create_room("EARLY1", Settings.from_json(PRESET).to_json(), {}, "ranked")
-        for seat, account in enumerate(people):
-            link_seat(store.engine, room, seat, account)
-        paid = no_payments()
-        add_payments(paid, [Fraction(95), Fraction(-35), Fraction(-30), Fraction(-30)])
-        book_match(store.engine, room, "wuhan", paid, 1, 1.0)
-    finally:
-        store.close()
-
-
-ESCAPED = [
-    ("95", "685/3", "400/3"),
-    ("-35", "295/3", "400/3"),
-    ("-30", "310/3", "400/3"),
-    ("-30", "-430", "-400"),
-]
-"""Each account's points before, after and the change: Rank3's escape pays the penalty (400),
-split evenly among the three others (RULES.md: 逃跑) — a third each, exactly."""
-FAST = {"bot_delay_ms": 0, "between_hands_ms": 0, "settlement_seconds": 0, "hands": 1}
-
-
 def test_the_ranked_settlement_shows_rank_changes_and_match_again_queues(
     browser: Browser, db_url: str
 ) -> None:
     names = ["Rank0", "Rank1", "Rank2", "Rank3"]
     with InProcessServer(db_url) as srv:
-        code, cookies = open_ranked_table(srv, PRESET, names, **FAST)
-        _earlier_ranked_match(db_url, [srv.hub.accounts.by_name(n).id for n in names])
-        people = [_person(browser, srv.http, lang, look, None) for lang, look in LOOKS]
+        code, people = ranked_match_with_an_escape(browser, srv, names)
         pages = [p for _, p, _ in people]
-        for (context, page, _), cookie in zip(people, cookies, strict=True):
-            name, value = cookie.split("=", 1)
-            context.add_cookies([{"name": name, "value": value, "url": srv.http}])
-            page.goto(f"{srv.http}/r/{code}")
-        assert [_seat(page) for page in pages] == [0, 1, 2, 3]
-        for page in pages:
-            page.wait_for_selector(".board")
-        # Rank3 leaves during the hand (逃跑): the escape's payment moves points between accounts
-        # whatever the tiles — the match's one hand ends with it
-        pages[3].once("dialog", lambda dialog: dialog.accept())
-        pages[3].click("[data-cmd='leave']")
-        pages[3].wait_for_url(srv.http + "/")
-        _play_out(pages[:3])  # the decision under way is made first (an escape never cancels a win)
-        pages[3].goto(f"{srv.http}/r/{code}")  # the finished room's page: the same standings
         for page in pages[:3]:
             page.wait_for_selector(".match-end [data-standings]")
         pages[3].wait_for_selector(".finished [data-standings]")

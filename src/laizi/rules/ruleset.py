@@ -487,6 +487,12 @@ class Ruleset(ABC):
         """The settings as written into a record's ``start`` event."""
         return self.settings.to_json()
 
+    @classmethod
+    def big_wins(cls) -> tuple[str, ...]:
+        """The win ids a player's statistics count as big wins (大胡), in the game's order
+        (``laizi.server.playerstats``).  None by default: every win is a plain one."""
+        return ()
+
     # --- words ----------------------------------------------------------------------------
     @classmethod
     def words(cls) -> dict[str, Any]:

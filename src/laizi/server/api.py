@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -23,6 +24,7 @@ from laizi import jsonsafe
 from laizi.server.accounts import SESSION_SECONDS, Account, AccountError, Accounts
 from laizi.server.booking import Bookings, retry_seconds_from_env
 from laizi.server.limits import LimitError, LobbyCache
+from laizi.server.playerstats import player_stats
 from laizi.server.ratings import (
     GAMES,
     leaderboard,
@@ -258,6 +260,20 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
             return _error("no_player", "no player has that name", 404)
         return JSONResponse(_profile(accounts(), account))
 
+    async def my_stats(request: Request) -> Response:
+        account = current_account(accounts(), request)
+        if account is None:
+            return _error("not_logged_in", "not logged in (playing as a guest)", 401)
+        body = await run_in_threadpool(player_stats, accounts().engine, account.id)
+        return JSONResponse({"name": account.name, **body})
+
+    async def player_stats_route(request: Request) -> Response:
+        account = accounts().by_name(request.path_params["name"])
+        if account is None:
+            return _error("no_player", "no player has that name", 404)
+        body = await run_in_threadpool(player_stats, accounts().engine, account.id)
+        return JSONResponse({"name": account.name, **body})
+
     async def board(request: Request) -> Response:
         game = request.path_params["game"]
         if game not in GAMES:
@@ -297,7 +313,9 @@ def api_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         Route("/api/logout", logout, methods=["POST"]),
         Route("/api/me", me),
         Route("/api/me/matches", my_matches),
+        Route("/api/me/stats", my_stats),
         Route("/api/players/{name}", player),
+        Route("/api/players/{name}/stats", player_stats_route),
         Route("/api/leaderboard/{game}", board),
         Route("/api/lobby", lobby),
         Route("/api/queue", queue),

@@ -4,7 +4,7 @@ reads slows a table.
 - :class:`GetLimit`: an ASGI middleware that puts every ``GET`` (and ``HEAD``) under a token bucket
   per client address (an IPv6 address by its /64): ``get_rate`` tokens a second, ``get_burst`` at
   most.  A request costs 1 token; the heavy ones (:data:`HEAVY`: a hand's replay and record, a
-  match's record) cost :data:`HEAVY_COST`.  Beyond it: ``429 rate_limited``
+  match's record, a player's statistics) cost :data:`HEAVY_COST`.  Beyond it: ``429 rate_limited``
   with ``Retry-After``, answered before any route runs.
 - :class:`ByteCache`: what a finished hand renders to never changes (a room's code is never given
   again, a finished hand is never written again), so its replay frames and its JSON Lines record
@@ -76,9 +76,12 @@ __all__ = [
 
 T = TypeVar("T")
 
-HEAVY = re.compile(r"^/api/(rooms/[^/]+/hands/-?\d+(/replay)?|matches/[^/]+/record)/?$")
-"""The GET routes whose answer may take a worker's time or many bytes (a room's summary is small,
-and a finished room's is kept: ``laizi.server.summary``)."""
+HEAVY = re.compile(
+    r"^/api/(rooms/[^/]+/hands/-?\d+(/replay)?|matches/[^/]+/record|(me|players/[^/]+)/stats)/?$"
+)
+"""The GET routes whose answer may take a worker's time or many bytes (a player's statistics read
+its matches' records: ``laizi.server.playerstats``; a room's summary is small, and a finished
+room's is kept: ``laizi.server.summary``)."""
 HEAVY_COST = 5.0
 """Tokens a :data:`HEAVY` request costs (any other GET costs 1)."""
 MAX_CODE = 16

@@ -19,7 +19,7 @@ from laizi.engine.events import End, decode, number
 from laizi.rules import rank_for
 from laizi.server.accounts import accounts
 from laizi.server.hub import hub_of
-from laizi.server.ratings import match_results
+from laizi.server.ratings import match_results, next_rank
 from laizi.server.store import Store, rooms, seats
 
 __all__ = ["room_summary", "standings_moved", "summary_routes"]
@@ -36,10 +36,19 @@ def _rank(points: Fraction) -> dict[str, str]:
     return {"zh": rank.zh, "en": rank.en}
 
 
+def _next(points: Fraction) -> dict[str, str] | None:
+    """The rank above these points and how many points it is away (exact), None at the top."""
+    up = next_rank(points)
+    if up is None:
+        return None
+    return {"zh": up.zh, "en": up.en, "missing": str(up.points - points)}
+
+
 def standings_moved(c: Connection, room_id: int) -> list[dict[str, Any]]:
     """What a ranked match booked for each account seat, by seat: the account's name, its
-    strength points before and after and the change (exact text: ``"-400/3"``), and its rank
-    before and after.  ``[]`` before the booking and for a room whose match moves no points."""
+    strength points before and after and the change (exact text: ``"-400/3"``), its rank
+    before and after, and the next rank with the points still missing to it.  ``[]`` before
+    the booking and for a room whose match moves no points."""
     rows = c.execute(
         select(
             match_results.c.seat,
@@ -64,6 +73,7 @@ def standings_moved(c: Connection, room_id: int) -> list[dict[str, Any]]:
                 "delta": str(after - before),
                 "rank_before": _rank(before),
                 "rank_after": _rank(after),
+                "next_rank": _next(after),
             }
         )
     return out

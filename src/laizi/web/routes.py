@@ -40,5 +40,7 @@ def routes() -> list[BaseRoute]:
         Route("/", _page),
         Route("/r/{code}", _room_page),
         Route("/replay/{code}/{number:int}", _page),
+        Route("/me", _page),  # a player's profile (profile.js)
+        Route("/players/{name}", _page),
         Mount("/web", StaticFiles(directory=STATIC), name="web"),
     ]

@@ -204,6 +204,13 @@ class BaishanRuleset(Ruleset):
 
     # --- words ----------------------------------------------------------------------------
     @classmethod
+    def big_wins(cls) -> tuple[str, ...]:
+        """The shapes above the plain 平胡: 飘胡, 七对, 十三幺."""
+        from laizi.rules.baishan.settle import SHAPE_ORDER
+
+        return tuple(SHAPE_ORDER[1:])
+
+    @classmethod
     def words(cls) -> dict[str, Any]:
         """The names in :mod:`.explain` (wins, fans, factors, refusal reasons …)."""
         from laizi.rules.baishan.explain import words

@@ -235,6 +235,13 @@ class WuhanRuleset(Ruleset):
 
     # --- words ----------------------------------------------------------------------------
     @classmethod
+    def big_wins(cls) -> tuple[str, ...]:
+        """The big wins 大胡 of RULES.md A6 (base 10 each)."""
+        from laizi.rules.wuhan.readings import BIG_WINS
+
+        return tuple(BIG_WINS)
+
+    @classmethod
     def words(cls) -> dict[str, Any]:
         """The names in :mod:`.explain` (wins, fans, factors, refusal reasons …)."""
         from laizi.rules.wuhan.explain import words

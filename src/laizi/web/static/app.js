@@ -1,10 +1,12 @@
 // The client's entry point: the header (language switch) and the page for the address —
-// "/" the lobby, "/r/CODE" a room's table, "/replay/CODE/N" a finished hand.
+// "/" the lobby, "/r/CODE" a room's table, "/replay/CODE/N" a finished hand, "/me" and
+// "/players/NAME" a player's profile.
 
 import { flashUntilVisible } from "./attention.js";
 import { getLang, setLang, t } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
 import { FLASH } from "./matchstate.js";
+import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
 import { TablePage } from "./table.js";
 
@@ -34,6 +36,13 @@ function route() {
       sessionStorage.removeItem(FLASH);
       flashUntilVisible(t("match_title"));
     }
+  } else if (/^\/me\/?$/.test(path)) {
+    page = { render: () => renderProfile(root) };
+    page.render();
+  } else if (path.startsWith("/players/")) {
+    const name = decodeURIComponent(path.slice("/players/".length).replace(/\/$/, ""));
+    page = { render: () => renderProfile(root, name) };
+    page.render();
   } else if (replay) {
     renderReplay(root, replay[1].toUpperCase(), Number(replay[2])).then((viewer) => { if (viewer) page = viewer; });
   } else {

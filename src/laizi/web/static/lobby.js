@@ -4,24 +4,15 @@
 // The form is built from the server's schema (GET /api/settings/schema): every setting's kind,
 // bounds, choices and names come from there; this file declares none.
 
-import { getLang, pick, t } from "./i18n.js";
+import { ratingText } from "./charts.js";
+import { pick, t } from "./i18n.js";
 import { MatchCard } from "./matchcard.js";
-import { errorText, esc, num } from "./util.js";
+import { errorText, esc, getJson, num, say } from "./util.js";
 import { SCHEMA } from "./words.js";
 
 /** A room's status in words. */
 function statusText(status) {
   return ["waiting", "playing", "over"].includes(status) ? t(`status_${status}`) : status;
-}
-
-async function getJson(url) {
-  const r = await fetch(url, { credentials: "same-origin" });
-  return { ok: r.ok, status: r.status, body: r.ok ? await r.json() : null };
-}
-
-/** A `{zh, en}` name from the schema in the page's language. */
-function say(label) {
-  return label ? label[getLang()] ?? label.en : "";
 }
 
 /** Names by value: presets, games, and every choice of every field. */
@@ -75,7 +66,8 @@ export async function renderLobby(root) {
         <div class="field"><label for="qp-mode">${t("mode")}</label><select id="qp-mode"></select></div>
         <button type="submit" class="primary go" id="create-room">${t("go")}</button></div>
         <p class="muted quick-note">${t("quick_note")}</p>
-        <p class="muted friendly-note">${t("friendly_note")}</p></div>
+        <p class="muted friendly-note">${t("friendly_note")}</p>
+        <p class="muted ranks-rule" data-ranks-rule>${t("ranks_rule")}</p></div>
       <div class="form-error" role="alert"></div>
       <details class="more" id="more-settings"><summary>${t("more_settings")}</summary>
       <div class="field"><label for="preset">${t("preset")}</label><select id="preset"></select></div>
@@ -90,6 +82,7 @@ export async function renderLobby(root) {
     <section class="card join"><h2>${t("join_room")}</h2>
       <form id="join-form"><input id="join-code" placeholder="${t("room_code")}" maxlength="64" autocapitalize="characters">
       <button type="submit">${t("join")}</button> <button type="button" id="watch">${t("spectate")}</button></form>
+      <p class="muted ranks-rule" data-ranks-rule>${t("ranks_rule")}</p>
       <div class="open-rooms"></div></section>
 
     <section class="card ranks"><h2>${t("leaderboard")}</h2><p class="muted ranked-only">${t("ranked_only")}</p><div class="leaderboard"></div></section>
@@ -208,7 +201,7 @@ async function renderAccounts(root, schema, names, card) {
     return;
   }
   if (me.ok) {
-    box.innerHTML = `<p>${t("logged_in_as", `<b>${esc(me.body.name)}</b>`)} <button id="logout">${t("logout")}</button></p>`;
+    box.innerHTML = `<p>${t("logged_in_as", `<b>${esc(me.body.name)}</b>`)} <button id="logout">${t("logout")}</button> <a href="/me" class="button" data-my-profile>${t("my_profile")}</a></p>`;
     root.querySelector("#player-name").value = me.body.name;
     root.querySelector("#logout").addEventListener("click", async () => {
       await fetch("/api/logout", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
@@ -244,10 +237,10 @@ async function renderAccounts(root, schema, names, card) {
     const board = await getJson(`/api/leaderboard/${game}`);
     if (!board.ok) return;
     const tabs = games.map((g) => `<button type="button" data-board="${g}" class="${g === game ? "primary" : ""}">${esc(say(names[g]))}</button>`).join(" ");
-    const rows = board.body.players.map((p) => `<tr data-player="${esc(p.name)}"><td>${p.place}</td><td>${esc(p.name)}</td>` +
-      `<td class="rank">${esc(pick([p.rank.zh, p.rank.en]))}</td><td>${num(p.points)}</td><td>${num(p.rating.ordinal)}</td><td>${p.matches}</td></tr>`).join("");
+    const rows = board.body.players.map((p) => `<tr data-player="${esc(p.name)}"><td>${p.place}</td><td><a href="/players/${encodeURIComponent(p.name)}">${esc(p.name)}</a></td>` +
+      `<td class="rank">${esc(pick([p.rank.zh, p.rank.en]))}</td><td>${num(p.points)}</td><td data-rating>${ratingText(p.rating)}</td><td>${p.matches}</td></tr>`).join("");
     root.querySelector(".leaderboard").innerHTML = `<div class="tabs">${tabs}</div><table><thead><tr><th>#</th><th>${t("player")}</th><th>${t("rank")}</th>` +
-      `<th>${t("points")}</th><th>${t("rating")}</th><th>${t("matches")}</th></tr></thead><tbody>${rows || `<tr><td colspan="6" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
+      `<th>${t("points")}</th><th title="${esc(t("rating_note"))}">${t("rating")}</th><th>${t("matches")}</th></tr></thead><tbody>${rows || `<tr><td colspan="6" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
     root.querySelectorAll("[data-board]").forEach((b) => { b.addEventListener("click", () => showBoard(b.dataset.board)); });
   };
   showBoard(games[0]);
@@ -265,7 +258,7 @@ async function renderAccounts(root, schema, names, card) {
         return `<li data-room="${esc(x.room)}"><b>${esc(x.room)}</b> ${esc(say(names[x.preset]) || x.preset)}${kind} · ${t("place", x.place)} · ${num(x.total)} ` +
           `<a href="${esc(x.record)}" download>${t("download_record")}</a><br>${links}</li>`;
       }).join("");
-      root.querySelector(".my-matches").innerHTML = `<ul>${items || `<li class="muted">${t("none_yet")}</li>`}</ul>`;
+      root.querySelector(".my-matches").innerHTML = `<ul>${items || `<li class="muted">${t("none_yet")}</li>`}</ul><p><a href="/me" data-all-matches>${t("my_profile")} →</a></p>`;
     }
   } else {
     root.querySelector(".my-matches").innerHTML = `<p class="muted">${t("playing_as_guest")}</p>`;

@@ -1,6 +1,7 @@
 // The bar above the table (room code, hand, link, replays, sound, tap mode, 托管, leave), the
 // waiting room before the match, and this client's random value in the deal under the board.
 
+import { noRanksNote } from "./charts.js";
 import { t } from "./i18n.js";
 import { inviteHtml } from "./invite.js";
 import { soundOn } from "./sound.js";
@@ -30,7 +31,7 @@ export function barHtml(page) {
 export function waitingHtml(page) {
   const room = page.room;
   const seats = room.seats.map((s) => `<li>${t("seat")} ${s.seat}: ${s.kind === "empty" ? t("empty") : esc(page.name(s.seat))}${s.kind === "bot" && !/^bot \d+$/.test(s.name) ? ` (${t("bot")})` : ""}${s.guest && s.seat !== page.seat ? ` (${t("guest")})` : ""}</li>`).join("");
-  return `<div class="waiting"><h2>${t("waiting")}</h2><p>${t("start_note")}</p><ul>${seats}</ul>` +
+  return `<div class="waiting"><h2>${t("waiting")}</h2><p>${t("start_note")}</p>${noRanksNote(room.kind)}<ul>${seats}</ul>` +
     `<p>${t("room_code")}: <b class="big-code">${esc(page.code)}</b></p><div class="settlement"></div></div>`;
 }
 

@@ -32,9 +32,10 @@ export function standingsHtml(page) {
   const list = (page.summary && page.summary.standings) || [];
   if (!list.length) return "";
   const rank = (r) => esc(pick([r.zh, r.en]));
+  const next = (n) => (n ? esc(t("to_next", pick([n.zh, n.en]), num(n.missing))) : esc(t("top_rank")));
   const rows = list.map((s) => `<tr data-seat="${s.seat}"><th>${esc(page.name(s.seat))}</th>` +
     `<td class="rank">${rank(s.rank_before)} → <b>${rank(s.rank_after)}</b></td>` +
-    `<td>${num(s.points_before)} → <b>${num(s.points_after)}</b></td><td class="delta">${signed(s.delta)}</td></tr>`).join("");
+    `<td>${num(s.points_before)} → <b>${num(s.points_after)}</b></td><td class="delta">${signed(s.delta)}</td><td class="next">${next(s.next_rank)}</td></tr>`).join("");
   return `<h3>${t("rank_changes")}</h3><table class="standings" data-standings><thead><tr><th>${t("player")}</th>` +
-    `<th>${t("rank_change")}</th><th>${t("points_change")}</th><th>${t("change")}</th></tr></thead><tbody>${rows}</tbody></table>`;
+    `<th>${t("rank_change")}</th><th>${t("points_change")}</th><th>${t("change")}</th><th>${t("next_rank_col")}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

@@ -2,6 +2,7 @@
 // with the pause bar (继续, the seconds to the next hand, who is still reading), the match's end,
 // and a finished room's page (its totals and every hand's replay).
 
+import { noRanksNote } from "./charts.js";
 import { getLang, t } from "./i18n.js";
 import { rematchHtml } from "./rematch.js";
 import { renderSettlement } from "./settle.js";
@@ -25,7 +26,7 @@ function pauseHtml(page) {
 function matchEndHtml(page) {
   if (page.room && page.room.kind === "ranked") loadSummary(page); // the rank changes, once booked
   const totals = page.matchEnd.totals.map((x, s) => `<li>${esc(page.name(s))}: <b>${num(x)}</b></li>`).join("");
-  return `<div class="match-end"><h2>${t("match_over")}</h2><ul>${totals}</ul>${standingsHtml(page)}${rematchHtml(page)}` +
+  return `<div class="match-end"><h2>${t("match_over")}</h2><ul>${totals}</ul>${standingsHtml(page)}${noRanksNote(page.room && page.room.kind)}${rematchHtml(page)}` +
     `<a href="/" class="button">${t("back_lobby")}</a></div>`;
 }
 
@@ -70,7 +71,7 @@ export function finishedHtml(page) {
   };
   const links = (room.records || []).map((_, i) => `<li><a href="/replay/${page.code}/${i}">${t("hand_no", i + 1)}</a>${result(i)} · <a href="/api/rooms/${page.code}/hands/${i}" download>${t("download_record")}</a></li>`).join("");
   return `<div class="waiting finished"><h2>${t("match_over")}</h2><h3>${t("match_result")}</h3>` +
-    `<table class="settle match-totals"><tbody>${totals}</tbody></table>${standingsHtml(page)}${rematchHtml(page)}` +
+    `<table class="settle match-totals"><tbody>${totals}</tbody></table>${standingsHtml(page)}${noRanksNote(room.kind)}${rematchHtml(page)}` +
     `<h3>${t("hands_replays")}</h3><ul class="replays">${links || `<li class="muted">${t("none_yet")}</li>`}</ul>` +
     `<a href="/" class="button">${t("back_lobby")}</a><div class="settlement"></div></div>`;
 }

@@ -1,6 +1,6 @@
 // Small helpers shared by the pages.
 
-import { pick, t } from "./i18n.js";
+import { getLang, pick, t } from "./i18n.js";
 
 export function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -82,4 +82,15 @@ export function el(html) {
 export function errorText(body) {
   const en = body.message || body.error || body.code || "";
   return pick([body.message_zh || body.error_zh || en, en]);
+}
+
+/** GET a JSON body with the session's cookie: `{ok, status, body}` (body null unless ok). */
+export async function getJson(url) {
+  const r = await fetch(url, { credentials: "same-origin" });
+  return { ok: r.ok, status: r.status, body: r.ok ? await r.json() : null };
+}
+
+/** A `{zh, en}` name from the server's schema in the page's language. */
+export function say(label) {
+  return label ? label[getLang()] ?? label.en : "";
 }
