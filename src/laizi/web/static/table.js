@@ -9,6 +9,7 @@
 
 import { actionsHtml } from "./actions.js";
 import { centreHtml, POSITIONS } from "./centre.js";
+import { TableChat } from "./chat.js";
 import { drawClocks } from "./clock.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
@@ -64,6 +65,7 @@ export class TablePage {
     this.moqie = new Map(); // seat → Set of discard positions played straight from the draw
     this.turnAt = performance.now(); // when the seat to act began (a spectator's timer)
     this.fresh = new Set(); // "seat:index" of the discard just made (animated once)
+    this.chat = new TableChat(this); // 快捷语: bubbles, mutes, the picker (chat.js)
     this.conn = new RoomConnection(code, {
       name,
       spectate: spectate && !savedSeat(code),
@@ -159,6 +161,9 @@ export class TablePage {
       case "left":
         location.href = "/";
         return;
+      case "chat": // 快捷语 (chat.js)
+        this.chat.hear(m);
+        break;
       case "again": // 再来一局: the rematch's room (rematch.js)
         onAgain(this, m);
         break;
@@ -354,7 +359,7 @@ export class TablePage {
     const base = this.seat ?? 0;
     const seats = [0, 1, 2, 3].map((k) => seatHtml(this, (base + k) % 4, POSITIONS[k])).join("");
     const ponds = [0, 1, 2, 3].map((k) => pondHtml(this, (base + k) % 4, POSITIONS[k])).join("");
-    return `<div class="board">${seats}${ponds}${centreHtml(this)}</div>` +
+    return `<div class="board">${seats}${ponds}${centreHtml(this)}${this.chat.html()}</div>` +
       `<div class="me">${handHtml(this)}${hintsHtml(this)}${actionsHtml(this)}</div>` +
       `<div class="settlement ${this.end ? "open" : ""}" role="dialog" aria-label="${t("settlement")}"></div>` +
       `<div class="muted foot">${m.commitment ? `commitment ${esc(m.commitment.slice(0, 16))}…` : ""}${entropyHtml(this)}</div>`;
