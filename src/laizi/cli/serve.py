@@ -138,6 +138,10 @@ def serve(
         "this long is closed.",
     ),
     spectators_per_room: int = typer.Option(50, help="Spectators of one room."),
+    chat_phrases: int = typer.Option(
+        3, help="Quick-chat phrases one seat may say within --chat-seconds; 0: quick chat off."
+    ),
+    chat_seconds: float = typer.Option(10.0, help="The window of --chat-phrases, in seconds."),
     # The matchmaker (laizi.server.matchmaking.MatchSettings; docs/server.md, Matchmaking).
     casual_wait_seconds: float = typer.Option(
         20.0, help="A casual queue's table starts with bots in the empty seats after this wait."
@@ -196,6 +200,8 @@ def serve(
             waiting_room_seconds=waiting_room_seconds,
             matched_room_seconds=matched_room_seconds,
             spectators_per_room=spectators_per_room,
+            chat_phrases=chat_phrases,
+            chat_seconds=chat_seconds,
             lobby_cache_ms=lobby_cache_ms,
         )
         match = MatchSettings(

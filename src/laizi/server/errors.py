@@ -60,6 +60,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "room_expired": ("房间等人太久，已关闭", "the room waited too long for its players and closed"),
     "too_many_spectators": ("观众已满", "this room has all the spectators it takes"),
+    # -- quick chat (laizi.server.room.chat) --
+    "bad_phrase": ("没有这句快捷语", "no quick-chat phrase has that name"),
+    "chat_too_fast": ("快捷语发得太快，请稍等", "quick chat: too many at once; wait a moment"),
+    "chat_off": ("这个服务器关闭了快捷语", "quick chat is turned off on this server"),
     # -- limits --
     "rate_limited": ("太快了，请稍后再试", "too many requests; slow down"),
     "abuse": ("消息太多，连接已关闭", "too many refused messages: the connection is closed"),

@@ -24,6 +24,7 @@ from laizi.server.protocol import (
     Act,
     Again,
     Auto,
+    Chat,
     Continue,
     Join,
     Leave,
@@ -359,6 +360,9 @@ class Hub:
                     joined.continue_(conn)
                 elif isinstance(message, Again):
                     play_again(self, conn)
+                elif isinstance(message, Chat):  # 快捷语 (laizi.server.room.chat)
+                    limits = self.limits
+                    joined.chat(conn, message.phrase, limits.chat_phrases, limits.chat_seconds)
         except ProtocolError as error:
             conn.send(error.to_message())
         return False

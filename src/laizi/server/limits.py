@@ -126,6 +126,11 @@ class ServerLimits:
     moment it was made, so one nobody joins soon is closed sooner than a room made by link."""
     spectators_per_room: int = 50
     """Spectators of one room."""
+    chat_phrases: int = 3
+    """Quick-chat phrases (快捷语) one seat may say within ``chat_seconds`` (every tab of the
+    seat together); beyond that ``chat_too_fast``, told to nobody else.  0: quick chat is off."""
+    chat_seconds: float = 10.0
+    """The window of ``chat_phrases``."""
     lobby_cache_ms: int = 1000
     """The lobby's snapshot is rebuilt at most this often."""
     lobby_page: int = 50
@@ -148,6 +153,10 @@ class ServerLimits:
             raise ValueError("message_burst must be at least 5 (a resync costs 5)")
         if not 64 <= self.message_bytes <= MAX_MESSAGE_BYTES:
             raise ValueError(f"message_bytes must be 64–{MAX_MESSAGE_BYTES} (the protocol's cap)")
+        if not 0 < self.chat_seconds <= 3600:
+            raise ValueError("chat_seconds must be above 0 and at most 3600")
+        if not isinstance(self.chat_phrases, int):
+            raise ValueError("chat_phrases must be a whole number")
         if not 0 < self.ws_join_seconds <= 3600:
             raise ValueError("ws_join_seconds must be above 0 and at most 3600")
 

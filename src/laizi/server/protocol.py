@@ -33,6 +33,7 @@ __all__ = [
     "ActionIn",
     "Again",
     "Auto",
+    "Chat",
     "ClientMessage",
     "Continue",
     "Join",
@@ -181,8 +182,27 @@ class Again(msgspec.Struct, tag="again", forbid_unknown_fields=True):
     """再来一局: a seat of a finished friendly room asks for a new room with its settings."""
 
 
+class Chat(msgspec.Struct, tag="chat", forbid_unknown_fields=True):
+    """Quick chat (快捷语): one's seat says the phrase or emote ``phrase`` names — an id of the
+    server's list (``laizi.server.chat.PHRASES``), never free text."""
+
+    phrase: Annotated[str, msgspec.Meta(pattern="^[a-z0-9_]{1,32}$")]
+
+
 ClientMessage = (
-    Join | Act | Auto | Leave | Ready | Resync | Ping | Continue | Queue | Unqueue | Accept | Again
+    Join
+    | Act
+    | Auto
+    | Leave
+    | Ready
+    | Resync
+    | Ping
+    | Continue
+    | Queue
+    | Unqueue
+    | Accept
+    | Again
+    | Chat
 )
 
 _decoder = msgspec.json.Decoder(ClientMessage)

@@ -32,6 +32,7 @@ from starlette.routing import Route
 from laizi.engine.hints import refusal_reasons
 from laizi.rules.registry import game_ids, ruleset_class
 from laizi.rules.schema import label, settings_schema
+from laizi.server.chat import chat_words
 from laizi.server.table import TableSettings
 
 __all__ = ["TABLE_LABELS", "game_words", "room_schema", "schema_routes", "table_schema"]
@@ -115,8 +116,14 @@ _NAMED = ("wins", "fans", "factors", "caps", "contracts", "reasons")
 
 def room_schema() -> dict[str, Any]:
     """The whole form and the games' words:
-    ``{"rules": settings_schema(), "table": table_schema(), "words": game_words()}``."""
-    return {"rules": settings_schema(), "table": table_schema(), "words": game_words()}
+    ``{"rules": settings_schema(), "table": table_schema(), "words": game_words()}``, and the
+    quick chat's phrases (``chat``: :func:`laizi.server.chat.chat_words`)."""
+    return {
+        "rules": settings_schema(),
+        "table": table_schema(),
+        "words": game_words(),
+        "chat": chat_words(),
+    }
 
 
 def schema_routes() -> list[Route]:

@@ -51,6 +51,7 @@ from laizi.server.room.base import (
     Timer,
     new_code,
 )
+from laizi.server.room.chat import TableChat
 from laizi.server.room.claims import ClaimHooks, ClaimWindow
 from laizi.server.room.hints import Hints
 from laizi.server.room.match import FlowParts, MatchFlow
@@ -144,6 +145,8 @@ class Room:
                 forget=lambda conn: self.streams.forget(conn),
             ),
         )
+        self.talk = TableChat(self.seating)
+        """Quick chat (快捷语): a seated person's phrase to the table."""
         self.claims = ClaimWindow(
             code,
             table,
@@ -357,6 +360,10 @@ class Room:
 
     def continue_(self, conn: Conn) -> None:
         self.settlement.continue_(conn)
+
+    def chat(self, conn: Conn, phrase: str, phrases: int, seconds: float) -> None:
+        """快捷语: the seat's phrase to everyone at the table (``TableChat.say`` checks it)."""
+        self.talk.say(conn, phrase, phrases, seconds)
 
     # -- the room's life -------------------------------------------------------------------
     def start_match(self) -> None:

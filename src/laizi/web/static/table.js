@@ -10,6 +10,7 @@
 import { actionsHtml } from "./actions.js";
 import { showBigBanner } from "./bigbanner.js";
 import { centreHtml, POSITIONS } from "./centre.js";
+import { TableChat } from "./chat.js";
 import { drawClocks } from "./clock.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
@@ -69,6 +70,7 @@ export class TablePage {
     this.fresh = new Set(); // "seat:index" of the discard just made (animated once)
     this.lastDiscard = null; // {seat, index}: the table's last discard, marked until the next one
     this.claimedTiles = new Map(); // "seat:meld index" → the tile a chow took (turned in the meld)
+    this.chat = new TableChat(this); // 快捷语: bubbles, mutes, the picker (chat.js)
     this.conn = new RoomConnection(code, {
       name,
       spectate: spectate && !savedSeat(code),
@@ -168,6 +170,9 @@ export class TablePage {
       case "left":
         location.href = "/";
         return;
+      case "chat": // 快捷语 (chat.js)
+        this.chat.hear(m);
+        break;
       case "again": // 再来一局: the rematch's room (rematch.js)
         onAgain(this, m);
         break;
@@ -374,7 +379,7 @@ export class TablePage {
     const base = this.seat ?? 0;
     const seats = [0, 1, 2, 3].map((k) => seatHtml(this, (base + k) % 4, POSITIONS[k])).join("");
     const ponds = [0, 1, 2, 3].map((k) => pondHtml(this, (base + k) % 4, POSITIONS[k])).join("");
-    return `<div class="board">${seats}${ponds}${centreHtml(this)}</div>` +
+    return `<div class="board">${seats}${ponds}${centreHtml(this)}${this.chat.html()}</div>` +
       `<div class="me">${handHtml(this)}${hintsHtml(this)}${actionsHtml(this)}</div>` +
       `<div class="settlement ${this.end ? "open" : ""}" role="dialog" aria-label="${t("settlement")}"></div>` +
       `<div class="muted foot">${m.commitment ? `commitment ${esc(m.commitment.slice(0, 16))}…` : ""}${entropyHtml(this)}</div>`;
