@@ -42,14 +42,14 @@ class Outage:
         self.ended_at: float | None = None
         submit = writer.submit
 
-        def guarded_submit(fn: Callable[[Connection], Any], *how: bool) -> Any:
+        def guarded_submit(fn: Callable[[Connection], Any], *args: Any, **kwargs: Any) -> Any:
             def guarded(c: Connection) -> Any:
                 if self.down.is_set():
                     self.failed += 1
                     raise OperationalError("COMMIT", {}, ConnectionRefusedError("refused"))
                 return fn(c)
 
-            return submit(guarded, *how)
+            return submit(guarded, *args, **kwargs)
 
         writer.submit = guarded_submit  # type: ignore[method-assign]
         self.store = store
@@ -78,11 +78,11 @@ class Outage:
 
 
 def test_an_outage_at_a_deal_loses_no_event_and_every_table_plays_on(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, "laizi.server")
     fast = {"hands": 2, "bot_delay_ms": 0, "between_hands_ms": 100, "settlement_seconds": 0}
-    with InProcessServer(f"sqlite:///{tmp_path / 'db.sqlite3'}") as srv:
+    with InProcessServer(db_url) as srv:
         outage = Outage(srv.hub.store)
         port = srv.port
         people = srv.create_room(players=1, action_seconds=30, **fast)["code"]
