@@ -153,6 +153,14 @@ def serve(
         30.0, help="A queued person whose connection dropped keeps the place this long."
     ),
     lobby_cache_ms: int = typer.Option(1000, help="The lobby is rebuilt at most this often."),
+    stop_timeout: float = typer.Option(
+        10.0,
+        "--stop-timeout",
+        min=0.5,
+        help="A graceful stop (SIGTERM, Ctrl-C) ends within this many seconds: the tables "
+        "stop, what was accepted is written, the rooms are handed over; a step still running "
+        "then is abandoned (a cluster's leases lapse) and the process exits.",
+    ),
     lang: str | None = LangOption,
 ) -> None:
     """Run the online table: rooms, the WebSocket protocol (docs/protocol.md), recovery."""
@@ -234,7 +242,13 @@ def serve(
         connection_limits, proxies, cluster=cluster is not None
     )
     application = create_app(
-        url, limits, cluster, admin_names(admin), metrics_from=scrapers, match=match
+        url,
+        limits,
+        cluster,
+        admin_names(admin),
+        metrics_from=scrapers,
+        match=match,
+        stop_timeout=stop_timeout,
     )
     application.state.connection_count = http_protocol.count  # for /metrics
     config = uvicorn.Config(
@@ -254,6 +268,8 @@ def serve(
         http=http_protocol,
         ws=ws_protocol,
         timeout_keep_alive=keep_alive_seconds,
+        # the connections' own ends get half the stop's time (whole seconds), the steps the rest
+        timeout_graceful_shutdown=max(1, round(stop_timeout / 2)),
     )
     HaltingServer(config).run()
 

@@ -4,13 +4,17 @@ account API, the settings schema and the web client it mounts."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import gc
 import logging
+import os
 import socket
+import threading
+import time
 from collections.abc import AsyncIterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -44,6 +48,9 @@ __all__ = ["Hub", "create_app"]
 
 log = logging.getLogger("laizi.server")
 
+
+STOP_TIMEOUT_S = 10.0
+"""How long a graceful stop may take, signal to exit (``laizi serve --stop-timeout``)."""
 
 GC_THRESHOLDS = (50_000, 20, 100)
 """The collector's thresholds while serving (Python's are 700, 10, 10).  Every action makes a few
@@ -110,18 +117,46 @@ async def lifespan(
     gc.set_threshold(*GC_THRESHOLDS)
     measured.start(app)  # the loop-lag timer
     log.info("laizi server ready (%d room(s) recovered)", recovered)
+    hub.watch_writes()  # the clocks stand still while the writes fail (Hub.writes_failing)
     yield
+    # Every step under the stop's deadline (--stop-timeout, counted from the signal: the
+    # HaltingServer set it; a step that overruns is left, logged — leases then lapse).
+    deadline = StopDeadline(app.state)
     measured.stop()
     if node is not None:
-        await queueing.end()  # the matchmaker's lease handed over at once
-        await node.stop()
+        # the matchmaker's lease handed over at once
+        await deadline.step("the queue's hand-over", queueing.end())
+        await node.stop(deadline.left())
     hub.queueing.stop()
-    hub.flush(wait=True)  # what was accepted is written (and sent) before we go
+    hub.flush(wait=True, timeout=deadline.left())  # what was accepted is written and sent
     if hub.bookings is not None:
         hub.bookings.stop()
     hub.passwords.close()
     app.state.readonly.close()
-    store.close()
+    store.close(deadline.left())
+
+
+class StopDeadline:
+    """The time left to a graceful stop (``app.state.stop_at``, set when the stop began; else
+    ``app.state.stop_timeout`` from now)."""
+
+    def __init__(self, state: object) -> None:
+        at = getattr(state, "stop_at", None)
+        if at is None:
+            at = time.monotonic() + getattr(state, "stop_timeout", STOP_TIMEOUT_S)
+        self.at: float = at
+
+    def left(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+    async def step(self, name: str, step: Any) -> None:
+        """Await ``step`` at most until the deadline (then it is cancelled, and logged)."""
+        try:
+            await asyncio.wait_for(step, self.left())
+        except TimeoutError:
+            log.warning("stopping: %s did not finish before the stop timeout", name)
+        except Exception as error:
+            log.warning("stopping: %s failed (%s)", name, error)
 
 
 class HaltingServer(uvicorn.Server):
@@ -134,7 +169,30 @@ class HaltingServer(uvicorn.Server):
         hub = getattr(state, "hub", None)
         if isinstance(hub, Hub):
             hub.halt()
+        timeout = float(getattr(state, "stop_timeout", STOP_TIMEOUT_S))
+        if state is not None:
+            state.stop_at = time.monotonic() + timeout
+        watchdog(timeout + WATCHDOG_MARGIN_S)
         await super().shutdown(sockets)
+
+
+WATCHDOG_MARGIN_S = 1.0
+"""The process is ended this long after its stop timeout if a step still blocks it (one that
+holds the event loop, a thread that does not end): its leases then lapse."""
+
+
+def watchdog(seconds: float) -> threading.Thread:
+    """End the process in ``seconds`` (a daemon thread: a process that exits in time exits)."""
+
+    def end() -> None:
+        time.sleep(seconds)
+        log.error("the stop took longer than its timeout: exiting now")
+        logging.shutdown()
+        os._exit(1)
+
+    thread = threading.Thread(target=end, name="laizi-stop-watchdog", daemon=True)
+    thread.start()
+    return thread
 
 
 def create_app(
@@ -144,6 +202,7 @@ def create_app(
     admins: frozenset[str] = frozenset(),
     metrics_from: Sequence[str] = (),
     match: MatchSettings | None = None,
+    stop_timeout: float = STOP_TIMEOUT_S,
 ) -> Starlette:
     """The Starlette application; the database is migrated and the rooms recovered at startup.
 
@@ -152,7 +211,8 @@ def create_app(
     names that may read the admin routes (``laizi serve --admin``, :mod:`laizi.server.admin`);
     ``metrics_from``: the addresses or networks besides loopback that may read ``/metrics``
     (``laizi serve --metrics-from``, :mod:`laizi.server.metrics`); ``match``: the matchmaker's
-    settings (``laizi serve --casual-wait-seconds`` …)."""
+    settings (``laizi serve --casual-wait-seconds`` …); ``stop_timeout``: a graceful stop's
+    every step ends within it (``laizi serve --stop-timeout``)."""
     limits = limits or ServerLimits()
 
     def hub() -> Hub:
@@ -192,4 +252,5 @@ def create_app(
     )
     node = cluster.advertise if cluster is not None else "standalone"
     app.state.metrics = ServerMetrics(node, metrics_networks(metrics_from))
+    app.state.stop_timeout = stop_timeout
     return app

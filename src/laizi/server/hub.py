@@ -37,18 +37,25 @@ from laizi.server.protocol import (
     decode_client,
 )
 from laizi.server.room import Conn, Room, Seat, new_code
-from laizi.server.store import Refusal, RoomRow, Store
+from laizi.server.store import Batch, Refusal, RoomRow, Store
 from laizi.server.table import TableSettings
 
 if TYPE_CHECKING:
     from laizi.server.queueing import Queueing
 
-__all__ = ["FORGET_AFTER_S", "Hub", "hub_of"]
+__all__ = ["DATABASE_WAIT", "FORGET_AFTER_S", "RELEASE_AFTER_S", "Hub", "hub_of"]
 
 log = logging.getLogger("laizi.server")
 
 FORGET_AFTER_S = 600.0
 """A finished room stays in memory (its page, its info, its connections) this long."""
+
+RELEASE_AFTER_S = 60.0
+"""A cluster's process whose writes have failed this long (the database unreachable) lets its
+rooms go (``Cluster.let_go``): another process — one that reaches the database — takes them."""
+
+DATABASE_WAIT = ("连接数据库中…", "reconnecting to the database…")
+"""What the players are told while the writes fail (the ``database`` message, zh and en)."""
 
 
 class Hub:
@@ -81,6 +88,71 @@ class Hub:
         """The matchmaking queue (``laizi.server.queueing``; made at startup)."""
         self.again: dict[str, str] = {}
         """A finished friendly room's code → its rematch's (``laizi.server.again``)."""
+        self.failing_since: float | None = None
+        """The loop's time when the writes started failing (the database unreachable)."""
+        self.release_after_s = RELEASE_AFTER_S
+        """A cluster lets its rooms go once the writes failed this long."""
+
+    def watch_writes(self) -> None:
+        """Be told (on the loop) when the store's writer starts and stops failing."""
+        writer = self.store.writer
+        if writer is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def told(failing: bool) -> None:
+            loop.call_soon_threadsafe(self.writes_failing, failing)
+
+        writer.on_state = told
+
+    def writes_failing(self, failing: bool) -> None:
+        """The writes started (or stopped) failing: every live table's clock stands still (or
+        runs again) and its people are told (``database``, docs/protocol.md).  The clocks run
+        again once the messages held meanwhile are released (:meth:`release` runs first)."""
+        if failing == (self.failing_since is not None) or self.halting:
+            return
+        loop = asyncio.get_running_loop()
+        self.failing_since = loop.time() if failing else None
+        message = self._database_message(not failing)
+        if failing:
+            log.warning("the writes fail: the tables' clocks stand still")
+            self._probe()
+            loop.call_later(self.release_after_s, self._let_go, self.failing_since)
+        else:
+            log.warning("the writes go through again: the tables' clocks run")
+        for room in self.rooms.values():
+            if not room.clock.live:
+                continue
+            if failing:
+                room.clock.freeze()
+            else:
+                room.clock.thaw()
+            for conn, _ in room.conns():
+                conn.send(message)
+
+    def _probe(self) -> None:
+        """An empty group commit, tried until it goes through: the writer finds the database
+        back even when every table stands still (nothing else to write) — a deal that failed
+        is dealt again only then, once the clocks run."""
+        writer, store = self.store.writer, self.store
+        if writer is not None:
+            writer.submit(lambda c: store.commit_batch(c, Batch([], [], [], {})), retry=True)
+
+    @staticmethod
+    def _database_message(ok: bool) -> dict[str, Any]:
+        """``database``: the writes fail (``ok`` false, with the words to show) or go again."""
+        if ok:
+            return {"type": "database", "ok": True}
+        zh, en = DATABASE_WAIT
+        return {"type": "database", "ok": False, "message": en, "message_zh": zh}
+
+    def _let_go(self, since: float | None) -> None:
+        """The writes still fail since ``since``: a cluster hands its rooms to a process that
+        reaches the database (nothing it could not write is sent: the new owner's log is it)."""
+        if self.failing_since != since or self.cluster is None or self.halting:
+            return
+        log.warning("the writes failed for %.0f s: the rooms are let go", self.release_after_s)
+        self.cluster.let_go()
 
     def halt(self) -> None:
         """The server is stopping: every table stops where it is, before the connections are
@@ -102,12 +174,13 @@ class Hub:
             self.flush_scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
 
-    def flush(self, wait: bool = False) -> None:
+    def flush(self, wait: bool = False, timeout: float | None = None) -> None:
         """Commit what the rooms staged (one transaction), then let their messages go.
 
         With the store's writer (``laizi.server.writer``) the transaction is handed to it and
         the messages wait in :attr:`pending` until it is done; the loop goes on meanwhile
-        (``wait``: block until everything handed over is written and sent — at shutdown).
+        (``wait``: block until everything handed over is written and sent — at shutdown — or
+        ``timeout`` seconds have passed: what is not written then is not sent).
         Batches are released in the order they were made, so each connection's messages keep
         theirs.  A refused write sends none of its batch's messages (logged)."""
         self.flush_scheduled = False
@@ -131,8 +204,7 @@ class Hub:
             loop = asyncio.get_running_loop()
             future.add_done_callback(lambda _: loop.call_soon_threadsafe(self.release))
         if wait:
-            for pending, _ in list(self.pending):
-                concurrent.futures.wait([pending])
+            concurrent.futures.wait([pending for pending, _ in self.pending], timeout)
             self.release()
 
     def release(self) -> None:
@@ -335,6 +407,8 @@ class Hub:
                 message = before_join(self.accounts, room, conn, message)
                 room.join(conn, message)
                 after_join(room, conn, message)
+                if self.failing_since is not None:  # the clocks stand still: say why
+                    conn.send(self._database_message(False))
                 if self.queueing is not None:
                     self.queueing.joined(conn)  # seated: out of the queue
             elif isinstance(message, Queue | Unqueue | Accept):

@@ -11,6 +11,7 @@ broadcast (:meth:`Store.append`); in the server, by the writer's thread
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -42,7 +43,9 @@ from sqlalchemy import (
 )
 
 from laizi.server.matched import SeatClaim
-from laizi.server.writer import Checkpointer, Writer
+from laizi.server.writer import Checkpointer, Writer, unreachable
+
+log = logging.getLogger("laizi.server")
 
 T = TypeVar("T")
 
@@ -292,10 +295,11 @@ class Store:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
-    def close(self) -> None:
-        """Finish the writes handed over, stop the writer and the checkpoints, close the pool."""
-        if self.writer is not None:
-            self.writer.close()
+    def close(self, timeout: float | None = None) -> None:
+        """Finish the writes handed over, stop the writer and the checkpoints, close the pool
+        (``timeout``: at most this long for the writes; what is left then is not written)."""
+        if self.writer is not None and not self.writer.close(timeout):
+            log.warning("the database writes did not finish in %.1f s: left unwritten", timeout)
         if self.checkpointer is not None:
             self.checkpointer.close()
         self.engine.dispose()
@@ -403,7 +407,22 @@ class Store:
             self._timed_commit(started)
             return hand_id
 
-        return self.transact(write)
+        try:
+            return self.transact(write)
+        except Exception as error:
+            if unreachable(error):
+                self.restage(batch)  # not written: with the next commit
+            raise
+
+    def restage(self, batch: Batch | None) -> None:
+        """Put a batch whose transaction did not happen back before what was staged since (it
+        is written with the next commit)."""
+        if batch is None:
+            return
+        self.staged_events[:0] = batch.events
+        self.staged_finished[:0] = batch.finished
+        self.staged_status[:0] = batch.status
+        self.staged_seats = {**batch.seats, **self.staged_seats}
 
     def append(
         self,
@@ -460,7 +479,8 @@ class Store:
         batch = self.take_staged()
         if batch is None:
             return None
-        return self.writer.submit(lambda c: self.commit_batch(c, batch))
+        # The database unreachable: tried again until it is back (laizi.server.writer).
+        return self.writer.submit(lambda c: self.commit_batch(c, batch), retry=True)
 
     def commit_batch(self, c: Connection, batch: Batch) -> Refusal:
         """One transaction of staged rows, timed for the :attr:`meter`."""

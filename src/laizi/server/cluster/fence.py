@@ -38,6 +38,7 @@ from laizi.server.store import (
     _set_status,
     rooms,
 )
+from laizi.server.writer import unreachable
 
 __all__ = ["Fenced", "FencedStore"]
 
@@ -219,7 +220,12 @@ class FencedStore(Store):
             self._timed_commit(started)
             return hand_id, refusal
 
-        hand_id, refusal = self.transact(write)
+        try:
+            hand_id, refusal = self.transact(write)
+        except Exception as error:
+            if unreachable(error):
+                self.restage(batch)  # not written: with the next commit
+            raise
         self.refused(refusal)
         if hand_id is None:
             self.refused(({room_id}, len(first)))

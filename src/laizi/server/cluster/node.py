@@ -190,49 +190,62 @@ class Cluster:
         await self.reap()
         log.info("joined the cluster as %s (%s)", self.node, self.config.advertise)
 
-    async def stop(self) -> None:
+    async def stop(self, timeout: float = 10.0) -> None:
         """Hand every room over: stop them, commit what was accepted, delete the leases and tell
-        the other processes to take the rooms now."""
+        the other processes to take the rooms now — each step within ``timeout`` in all
+        (``laizi serve --stop-timeout``).  The heartbeat is stopped first and renews nothing
+        from then on (:attr:`stopping`), so whatever step overruns, the leases lapse."""
+        at = self.loop.time() + timeout
+
+        def left() -> float:
+            return max(0.0, at - self.loop.time())
+
         self.stopping = True
         for task in self.tasks:
             task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self.tasks:
+            _, hung = await asyncio.wait(self.tasks, timeout=min(left(), self.beat_s))
+            if hung:  # a step that ignores its cancellation renews nothing any more
+                log.warning("%d background task(s) did not stop: left behind", len(hung))
         hub = self.hub
         hub.halt()
-        hub.flush(wait=True)  # written before the leases go: the next owner's log holds it
+        # written before the leases go: the next owner's log holds it
+        hub.flush(wait=True, timeout=left() / 2)
         codes = sorted(self.leases)
         live = [code for code, room in hub.rooms.items() if room.status in LIVE]
         try:
-            if codes:
-                await self.redis.eval(
-                    scripts.RELEASE, len(codes), *(self.lease(c) for c in codes), self.node
-                )
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.srem(self.key("nodes"), self.node)
-            pipe.delete(
-                self.key("node:" + self.node),
-                self.key("lobby:" + self.node),
-                self.key("conns:" + self.node),
-            )
-            pipe.hdel(self.key("load"), self.node)
-            for code in live:
-                pipe.publish(self.key("news"), f"orphan {code}")
-            await pipe.execute()
-            log.info("handed %d room(s) over", len(live))
+            await asyncio.wait_for(self._hand_over_all(codes, live), left())
         except Exception as error:
             log.warning("the hand-over could not reach Redis (%s): the leases will lapse", error)
         finally:
             with contextlib.suppress(Exception):
-                await self.redis.aclose()
+                await asyncio.wait_for(self.redis.aclose(), left())
             with contextlib.suppress(Exception):
-                await self.http.aclose()
+                await asyncio.wait_for(self.http.aclose(), left())
+
+    async def _hand_over_all(self, codes: list[str], live: list[str]) -> None:
+        """Delete this process's leases and presence; tell the others to take ``live`` now."""
+        if codes:
+            await self.redis.eval(
+                scripts.RELEASE, len(codes), *(self.lease(c) for c in codes), self.node
+            )
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.srem(self.key("nodes"), self.node)
+        pipe.delete(
+            self.key("node:" + self.node),
+            self.key("lobby:" + self.node),
+            self.key("conns:" + self.node),
+        )
+        pipe.hdel(self.key("load"), self.node)
+        for code in live:
+            pipe.publish(self.key("news"), f"orphan {code}")
+        await pipe.execute()
+        log.info("handed %d room(s) over", len(live))
 
     async def _every(
         self, fn: Any, seconds: float, wake: asyncio.Event | None
     ) -> None:  # the background loops
-        while True:
+        while not self.stopping:
             if wake is None:
                 await asyncio.sleep(seconds)
             else:
@@ -252,6 +265,8 @@ class Cluster:
 
     async def beat(self) -> None:
         """Presence, load, and every lease renewed at once; a lease found lost drops its room."""
+        if self.stopping:
+            return
         ms = self.config.lease_ms
         info = {"address": self.config.advertise, "rooms": self.load(), "conns": len(self.sockets)}
         pipe = self.redis.pipeline(transaction=False)
@@ -264,7 +279,10 @@ class Cluster:
         await self.renew()
 
     async def renew(self) -> None:
-        """Renew every lease at once; a lease another process holds now drops its room here."""
+        """Renew every lease at once; a lease another process holds now drops its room here
+        (nothing once stopping: the leases are released, or lapse)."""
+        if self.stopping:
+            return
         hub = self.hub
         held = sorted(self.leases)
         now = self.loop.time()
@@ -346,8 +364,9 @@ class Cluster:
 
     # -- taking and dropping rooms ---------------------------------------------------------------
     async def reap(self) -> None:
-        """Take the rooms nobody owns (their owner died or handed them over)."""
-        if self.stopping:
+        """Take the rooms nobody owns (their owner died or handed them over) — not while this
+        process's writes fail (``Hub.writes_failing``): one that reaches the database takes them."""
+        if self.stopping or self.hub.failing_since is not None:
             return
         hub = self.hub
         codes = await self.redis.smembers(self.key("rooms"))
@@ -415,6 +434,27 @@ class Cluster:
         for code, room in list(self.hub.rooms.items()):
             if room.id in room_ids:
                 self.drop(code)
+
+    def let_go(self) -> None:
+        """This process's writes have failed too long (``Hub.release_after_s``): every live room
+        is dropped here and its lease released, so that a process that reaches the database
+        takes it (its clients reconnect there; what was not written is that owner's to play)."""
+        codes = [code for code, room in self.hub.rooms.items() if room.status in LIVE]
+        for code in codes:
+            self.drop(code)
+        self.stats["let_go"] += len(codes)
+        if codes:
+            self.spawn(self._hand_over(codes))
+
+    async def _hand_over(self, codes: list[str]) -> None:
+        """Release the leases of rooms dropped here, then tell the others to take them now."""
+        await self.redis.eval(
+            scripts.RELEASE, len(codes), *(self.lease(c) for c in codes), self.node
+        )
+        pipe = self.redis.pipeline(transaction=False)
+        for code in codes:
+            pipe.publish(self.key("news"), f"orphan {code}")
+        await pipe.execute()
 
     def drop(self, code: str) -> None:
         """Another process owns the room now: forget it here, close its connections (their

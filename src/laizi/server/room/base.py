@@ -80,13 +80,15 @@ class Conn:
 class Timer:
     """One cancellable timer of a room (a prompt's clock, a grace period, the next deal)."""
 
-    __slots__ = ("args", "clock", "fn", "handle")
+    __slots__ = ("args", "clock", "due", "fn", "handle")
 
     def __init__(self, clock: Clock, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
         self.clock = clock
         self.fn = fn
         self.args = args
         self.handle: asyncio.TimerHandle | None = None
+        self.due = 0.0
+        """When it fires, on the room's clock (:meth:`Clock.now`)."""
 
     def cancel(self) -> None:
         if self.handle is not None:
@@ -102,7 +104,12 @@ class Timer:
 
 
 class Clock:
-    """A room's clock: its cancellable timers, and whether the room runs at all (``live``)."""
+    """A room's clock: its cancellable timers, and whether the room runs at all (``live``).
+
+    The clock can stand still (:meth:`freeze`, while the room's writes can't reach the
+    database): its time (:meth:`now`) stops, its timers wait, and after :meth:`thaw` every
+    timer fires as much later as the clock stood still — each prompt's time, time bank, claim
+    window, settlement pause and escape grace alike."""
 
     def __init__(self, code: str) -> None:
         self.code = code
@@ -110,20 +117,49 @@ class Clock:
         self.live = True
         """False while being rebuilt from the database (nothing is sent, nothing scheduled), and
         once halted."""
+        self.frozen_at: float | None = None
+        """The loop's time when the clock stopped (:meth:`freeze`); None: it runs."""
+        self.stood = 0.0
+        """Seconds the clock has stood still so far."""
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
         return asyncio.get_running_loop()
 
     def now(self) -> float:
-        return self.loop.time()
+        """The room's time: the loop's, less the time the clock stood still."""
+        frozen = self.frozen_at
+        return (self.loop.time() if frozen is None else frozen) - self.stood
 
     def later(self, delay_ms: float, fn: Callable[..., None], *args: Any) -> Timer:
         """Call ``fn(*args)`` in ``delay_ms`` (a bug in it is logged, never raised)."""
         timer = Timer(self, fn, args)
-        timer.handle = self.loop.call_later(delay_ms / 1000, timer.fire)
+        timer.due = self.now() + delay_ms / 1000
+        if self.frozen_at is None:
+            timer.handle = self.loop.call_later(delay_ms / 1000, timer.fire)
         self.timers.add(timer)
         return timer
+
+    def freeze(self) -> None:
+        """Stand still: no timer fires until :meth:`thaw`."""
+        if self.frozen_at is not None:
+            return
+        self.frozen_at = self.loop.time()
+        for timer in self.timers:
+            if timer.handle is not None:
+                timer.handle.cancel()
+                timer.handle = None
+
+    def thaw(self) -> None:
+        """Run again: every timer is due as much later as the clock stood still."""
+        frozen = self.frozen_at
+        if frozen is None:
+            return
+        self.stood += self.loop.time() - frozen
+        self.frozen_at = None
+        now = self.now()
+        for timer in sorted(self.timers, key=lambda t: t.due):
+            timer.handle = self.loop.call_later(max(0.0, timer.due - now), timer.fire)
 
     def cancel_all(self) -> None:
         for timer in list(self.timers):

@@ -22,6 +22,12 @@ from laizi.server.room.streams import Streams
 from laizi.server.seats import bot_player
 from laizi.server.store import Store
 from laizi.server.table import TableSettings
+from laizi.server.writer import unreachable
+
+DEAL_RETRY_FIRST_MS = 100.0
+"""The first wait before a deal whose write could not reach the database is tried again."""
+DEAL_RETRY_MAX_MS = 2000.0
+"""The longest wait between two tries of a deal."""
 
 
 class MatchFlow:
@@ -68,6 +74,8 @@ class MatchFlow:
         self.status = "waiting"
         self.pending: PendingDeal | None = None
         """The next deal, committed to and waiting for the players' contributions."""
+        self.deal_tries = 0
+        """Deals in a row that could not be written (the database unreachable)."""
 
     def tell_pending(self, conn: Conn) -> None:
         """A seat's connection (re)joined: the deal waiting for its contribution, if any."""
@@ -145,9 +153,16 @@ class MatchFlow:
         else:
             seed, contributions = secrets.token_bytes(32), None
         state, events = self.match.deal(seed, contributions)
-        self.hand.id = self.store.start_hand(
-            self.room_id, self.match.hands_played, state.dealer, seed, events
-        )
+        try:
+            self.hand.id = self.store.start_hand(
+                self.room_id, self.match.hands_played, state.dealer, seed, events
+            )
+        except Exception as error:
+            if not unreachable(error):
+                raise
+            self._deal_again(pending, error)
+            return
+        self.deal_tries = 0
         if self.clock.live:  # the time bank is per hand: full again at every deal
             for i, s in enumerate(self.seats):
                 if s.bank != self.table.bank_seconds:
@@ -155,6 +170,22 @@ class MatchFlow:
                     self.seating.save_seat(i)
         self.begin_hand(state, events)
         self.after()
+
+    def _deal_again(self, pending: PendingDeal | None, error: BaseException) -> None:
+        """The deal's write could not reach the database: nothing of the hand happened — deal it
+        again (the same committed secret and contributions) after a wait that doubles from
+        :data:`DEAL_RETRY_FIRST_MS` to :data:`DEAL_RETRY_MAX_MS` (the clock stands still while
+        the writes fail: ``Hub.writes_failing``)."""
+        self.match.current = None
+        wait = min(DEAL_RETRY_MAX_MS, DEAL_RETRY_FIRST_MS * 2**self.deal_tries)
+        self.deal_tries += 1
+        log.warning(
+            "room %s: the deal could not be written (%s): again in %d ms", self.code, error, wait
+        )
+        timer = self.clock.later(wait, self.deal_now)
+        if pending is not None:
+            pending.timer = timer
+            self.pending = pending
 
     def begin_hand(self, state: HandState, events: list[dict[str, Any]]) -> None:
         self.hand.state = state

@@ -56,6 +56,7 @@ const TEXT = {
   multiplier: ["番数", "Multiplier"],
   no_factors: ["无番", "no factors"],
   reconnecting: ["连接中断，正在重连…", "Connection lost — reconnecting…"],
+  db_wait: ["连接数据库中…", "Reconnecting to the database…"],
   connected: ["已连接", "Connected"],
   discard_hint: ["点一张牌打出", "Click a tile to discard it"],
   a_discard: ["打 {0}", "discard {0}"],

@@ -2,6 +2,7 @@
 // the last sequence number seen, and hand every server message to the page.
 
 import { feedBotNotes } from "./botnotes.js";
+import { checkSeq } from "./seqgap.js";
 
 const PROTOCOL = 1;
 const MINOR = 1; // 1.1: this client adds its own random value to every deal (commit → ready)
@@ -34,6 +35,7 @@ export class RoomConnection {
     this.onMessages = onMessages;
     this.onStatus = onStatus;
     this.lastSeq = null;
+    this.resyncFrom = null; // the seq a resync was last asked from (one request per gap)
     this.ws = null;
     this.closed = false;
     this.retry = 0;
@@ -47,6 +49,7 @@ export class RoomConnection {
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 0;
+      this.resyncFrom = null;
       const saved = savedSeat(this.code);
       const join = { type: "join", room: this.code, v: PROTOCOL, minor: MINOR };
       if (saved && saved.token && !this.spectate) {
@@ -66,8 +69,17 @@ export class RoomConnection {
     ws.onmessage = (e) => {
       // A frame holds one message or an array of them, to be read in order (docs/protocol.md).
       const data = JSON.parse(e.data);
-      const messages = Array.isArray(data) ? data : [data];
-      for (const msg of messages) {
+      const messages = [];
+      for (const msg of Array.isArray(data) ? data : [data]) {
+        // A gap in the events: hold them back, ask for what was missed (seqgap.js).
+        const seen = checkSeq(msg, this.lastSeq, this.resyncFrom);
+        if (seen.resync) {
+          this.resyncFrom = this.lastSeq;
+          this.send({ type: "resync", last_seq: this.lastSeq });
+        }
+        if (!seen.keep) continue;
+        messages.push(msg);
+        this.lastSeq = seen.lastSeq;
         if (msg.type === "joined") sessionStorage.removeItem(`laizi.want-seat.${this.code}`);
         if (msg.type === "joined" && msg.token) {
           localStorage.setItem(tokenKey(this.code), JSON.stringify({ token: msg.token, seat: msg.seat }));
@@ -75,7 +87,6 @@ export class RoomConnection {
         if (msg.type === "error" && msg.code === "bad_token") {
           localStorage.removeItem(tokenKey(this.code));
         }
-        if (msg.type === "event" || msg.type === "snapshot") this.lastSeq = msg.seq;
         if (msg.type === "commit") this.contribute(msg);
       }
       this.onMessages(messages);

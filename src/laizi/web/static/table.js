@@ -108,6 +108,10 @@ export class TablePage {
     switch (m.type) {
       case "joined":
         this.seat = m.seat;
+        this.dbWait = false;
+        break;
+      case "database": // the server's writes fail: its clocks stand still (docs/protocol.md)
+        this.dbWait = !m.ok;
         break;
       case "snapshot":
         this.room = m.room;
@@ -352,7 +356,9 @@ export class TablePage {
     const room = this.room;
     const m = this.model;
     const bar = barHtml(this);
-    const banner = this.online ? "" : `<div class="banner offline" role="status">${t("reconnecting")}</div>`;
+    const banner = !this.online
+      ? `<div class="banner offline" role="status">${t("reconnecting")}</div>`
+      : this.dbWait ? `<div class="banner offline" role="status" data-db-wait>${t("db_wait")}</div>` : "";
     const error = this.error ? `<div class="banner error" role="alert">${esc(this.errorText())}</div>` : "";
     if (!room) {
       this.root.innerHTML = bar + banner;
