@@ -66,6 +66,11 @@ const TEXT = {
   settlement: ["结算", "Settlement"],
   drawn_hand: ["荒庄（流局）", "Drawn hand (荒庄)"],
   escaped: ["{0} 逃跑", "{0} escaped"],
+  // what an escape costs (escape.js): the room's escape settlement, said before and after
+  leave_confirm_each: ["对局中离开算逃跑：你要付 {0} 分，其余三家各得 {1} 分。确定离开？", "Leaving during a match is an escape: you pay {0} points and each of the other three players gets {1}. Leave?"],
+  leave_confirm_pays: ["对局中离开算逃跑：你要付 {0} 分，分给其余三家。确定离开？", "Leaving during a match is an escape: you pay {0} points, shared by the other three players. Leave?"],
+  escape_paid_each: ["{0} 逃跑：付 {1} 分，其余三家各得 {2} 分", "{0} escaped: paid {1} points, and each of the other three players gets {2}"],
+  escape_paid: ["{0} 逃跑：付 {1} 分，分给其余三家", "{0} escaped: paid {1} points, shared by the other three players"],
   win_by: ["{0} 胡牌", "{0} wins"],
   how_self_draw: ["自摸", "self-drawn"],
   how_discard: ["{0} 放冲", "on {0}'s discard"],

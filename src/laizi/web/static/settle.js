@@ -2,6 +2,7 @@
 // multiplier M, base × M(loser) × M(winner) before the caps, after the caps, the contract and the
 // points; then the revealed seed, checked against the commitment here, and how to verify it.
 
+import { escapeLine } from "./escape.js";
 import { getLang, t } from "./i18n.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { esc, num, seatName } from "./util.js";
@@ -42,7 +43,7 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
     const kongs = end.drawn_kongs_paid || (end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0));
     head = `<p class="verdict">${t("drawn_hand")}</p>` + (kongs ? `<p class="kong-line" data-kong-line>${t("drawn_kongs")}</p>` : `<p class="muted">${t("drawn_nobody")}</p>`);
   }
-  else if (end.reason === "abandon") head = `<p class="verdict">${t("escaped", esc(names(end.seat)))}</p>`;
+  else if (end.reason === "abandon") head = `<p class="verdict" data-escape>${esc(escapeLine(end, names))}</p>`;
   // The game (the room's, else the settlement's preset) says how its settlement is laid out.
   const game = (room && room.rules && room.rules.game) || (s && s.rules) || (model && model.game) || null;
   const layout = s ? LAYOUTS[wordsOf(game).settlement] : null;

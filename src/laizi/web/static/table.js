@@ -10,6 +10,7 @@
 import { actionsHtml } from "./actions.js";
 import { centreHtml, POSITIONS } from "./centre.js";
 import { drawClocks } from "./clock.js";
+import { leaveConfirmText } from "./escape.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
 import { getLang, t } from "./i18n.js";
@@ -222,6 +223,9 @@ export class TablePage {
     const lines = (await r.text()).trim().split("\n");
     const end = JSON.parse(lines[lines.length - 1]);
     if (this.model && this.model.hand === hand && end.type === "end") {
+      // The win (how, on which tile, from whom) as the live settlement had it from its events.
+      const win = lines.slice(-3).map((x) => JSON.parse(x)).find((e) => e.type === "win");
+      this.model.last = win || this.model.last;
       this.end = end;
       this.render();
     }
@@ -290,7 +294,7 @@ export class TablePage {
       this.raised = null;
       this.render();
     } else if (target.dataset.cmd === "leave") {
-      if (this.room && this.room.status === "playing" && this.seat != null && !confirm(t("leave_confirm"))) return;
+      if (this.room && this.room.status === "playing" && this.seat != null && !confirm(leaveConfirmText(this.room))) return;
       this.conn.send({ type: "leave" });
       setTimeout(() => { location.href = "/"; }, 300);
     } else if (target.dataset.cmd === "close-settle") {

@@ -1,0 +1,78 @@
+"""Issue 27's rough edges in Debian's Chromium on a real server: a finished room opened later
+shows its settlement whole and nothing live (item 7), an escape says what it costs and to whom
+before and after (item 8)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.server_helpers import ServerProcess
+from tests.web_browser import PHONE, create_room, launch, new_page, play_until, shot
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("edges") / "db.sqlite3") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launch()
+
+
+def room_in(page: Page, server: ServerProcess, lang: str, **table: str) -> str:
+    """A room made from the lobby by a reader of ``lang``; its code."""
+    page.goto(server.http + "/")
+    page.evaluate(f"localStorage.setItem('laizi.lang', '{lang}')")
+    return create_room(page, server.http, name="小明", **table)
+
+
+def nothing_live(page: Page) -> None:
+    """A finished room: no 继续, no 离开, no tap mode, no prompt."""
+    for selector in (".continue", "[data-cmd=leave]", "[data-cmd=tap]", ".actions[data-prompt]"):
+        assert page.locator(selector).count() == 0, selector
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_finished_room_opened_later_shows_the_whole_settlement(server, browser, lang):
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 800})
+    code = room_in(page, server, lang, hands="1")
+    play_until(page, ".match-end")
+    live = page.locator(".settlement .how")
+    how, tile = live.get_attribute("data-how"), live.get_attribute("data-win-tile")
+    verdict = page.inner_text(".settlement .verdict")
+    page.goto(f"{server.http}/r/{code}")  # the same player, the room long over
+    page.wait_for_selector(".finished .settlement .verdict")
+    later = page.locator(".settlement .how")
+    assert how and tile  # the live settlement said how and on which tile
+    assert (later.get_attribute("data-how"), later.get_attribute("data-win-tile")) == (how, tile)
+    assert page.inner_text(".settlement .verdict") == verdict
+    assert page.locator(f".reveal.winner .win-tile[data-win-tile='{tile}']").count() == 1
+    nothing_live(page)
+    shot(page, f"edges-finished-{lang}")
+    assert errors == []
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_an_escape_says_what_it_costs_and_who_gets_it(server, browser, lang):
+    page, errors = new_page(browser, **PHONE)
+    code = room_in(page, server, lang, hands="2")
+    page.wait_for_selector(".actions[data-prompt]")
+    asked: list[str] = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.click("[data-cmd=leave]")
+    page.wait_for_url(server.http + "/")
+    share = {"zh": "你要付 400 分，其余三家各得 133⅓ 分", "en": "you pay 400 points and each"}
+    assert share[lang] in asked[0]
+    assert "133⅓" in asked[0]
+    page.goto(f"{server.http}/r/{code}")
+    page.wait_for_selector(".finished .settlement [data-escape]")
+    said = page.inner_text(".settlement [data-escape]")
+    assert "400" in said and "133⅓" in said and "小明" in said
+    nothing_live(page)
+    shot(page, f"edges-escape-{lang}-phone")
+    assert errors == []
