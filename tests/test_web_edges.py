@@ -4,6 +4,7 @@ before and after (item 8)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -75,4 +76,45 @@ def test_an_escape_says_what_it_costs_and_who_gets_it(server, browser, lang):
     assert "400" in said and "133⅓" in said and "小明" in said
     nothing_live(page)
     shot(page, f"edges-escape-{lang}-phone")
+    assert errors == []
+
+
+def baishan_room(page: Page, server: ServerProcess, lang: str) -> str:
+    """A one-hand Baishan room made from the lobby by a reader of ``lang``; its code."""
+    page.goto(server.http + "/")
+    page.evaluate(f"localStorage.setItem('laizi.lang', '{lang}')")
+    return create_room(page, server.http, name="小明", preset="baishan", hands="1")
+
+
+FANS_SHOWN = """
+() => [...document.querySelectorAll('.replay-board .seat')].map((s) => ({
+  seat: Number(s.dataset.seat),
+  fans: [...s.querySelectorAll('header .fans .fan')].map((f) => f.textContent),
+  pills: [...s.querySelectorAll('header .mult-inline')].map((m) => m.textContent.trim()),
+}))
+"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_baishan_replay_shows_each_seats_fans_and_no_empty_pill(server, browser, lang):
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 800})
+    code = baishan_room(page, server, lang)
+    play_until(page, ".match-end")
+    _, body = server.get(f"/api/rooms/{code}/hands/0/replay")
+    frames = json.loads(body)["frames"]
+    page.goto(f"{server.http}/replay/{code}/0")
+    page.wait_for_selector(".replay .open-hand")
+    seen = 0
+    for index in (0, len(frames) // 2, len(frames) - 2):
+        page.goto(f"{server.http}/replay/{code}/0#step={index}")
+        page.reload()
+        page.wait_for_selector(f"[data-step-no='{index}']")
+        for shown in page.evaluate(FANS_SHOWN):
+            fans = frames[index]["view"]["players"][shown["seat"]]["fans"]
+            assert shown["pills"] == []  # Baishan multiplies nothing: no pill, empty or not
+            expect = [f"{f[lang]} +{f['fans']}" for f in fans]
+            assert shown["fans"] == expect, (index, shown)
+            seen += len(fans)
+    assert seen >= 1  # the dealer's 坐庄 at least
+    shot(page, f"edges-baishan-replay-{lang}")
     assert errors == []
