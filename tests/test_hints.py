@@ -22,7 +22,7 @@ from laizi.engine.hints import refusal_reasons, seat_hints
 from laizi.rules import Settings
 from laizi.scoring import score, situation_from_json
 from laizi.tiles import format_tile, format_tiles
-from tests.engine_helpers import apply_json, deal_json
+from tests.engine_helpers import apply_json, deal_json, haidi_script
 
 PRESETS = ("wuhan-hongzhong-kaikou", "wuhan-facai-koukou", "wuhan-qipi-kaikou", "baishan")
 
@@ -304,9 +304,8 @@ def test_in_the_haidi_round_a_self_drawn_wait_pays_what_the_win_pays() -> None:
     from laizi.engine.actions import Action
     from laizi.engine.script import ScriptUnfinished, run_script
     from laizi.tiles import parse_tile
-    from tests.test_engine_rules import _haidi_script
 
-    obj, _ = _haidi_script(None)
+    obj, _ = haidi_script(None)
     with pytest.raises(ScriptUnfinished) as caught:
         run_script(obj)
     drawn = caught.value.result.state  # seat 1 has drawn the 5s in the 海底 round

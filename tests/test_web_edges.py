@@ -5,13 +5,15 @@ before and after (item 8)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests.page_scan import scan
 from tests.server_helpers import ServerProcess
-from tests.web_browser import PHONE, create_room, launch, new_page, play_until, shot
+from tests.web_browser import PHONE, create_room, launch, new_page, open_more, play_until, shot
 
 
 @pytest.fixture(scope="module")
@@ -117,4 +119,71 @@ def test_a_baishan_replay_shows_each_seats_fans_and_no_empty_pill(server, browse
             seen += len(fans)
     assert seen >= 1  # the dealer's 坐庄 at least
     shot(page, f"edges-baishan-replay-{lang}")
+    assert errors == []
+
+
+SELECTS = """
+() => Object.fromEntries([...document.querySelectorAll('select')].map((s) =>
+  [s.id, [...s.options].map((o) => o.value)]))
+"""
+
+
+def scan_lobby(page: Page, server: ServerProcess, lang: str) -> None:
+    """The lobby with every setting unfolded, for each preset: no foreign text, no raw id, no
+    "none" offered as a variant or mode, the guest's default name in the reader's language."""
+    page.goto(server.http + "/")
+    page.wait_for_selector("#rules-cap", state="attached")  # drawn (a first visit names a guest)
+    page.evaluate(f"localStorage.clear(); localStorage.setItem('laizi.lang', '{lang}')")
+    page.reload()
+    page.wait_for_selector("#rules-cap", state="attached")
+    guest = {"zh": r"游客[1-9]\d{3}", "en": r"Guest [1-9]\d{3}"}[lang]
+    assert re.fullmatch(guest, page.input_value("#player-name"))
+    open_more(page)
+    for preset in page.locator("#preset option").evaluate_all("os => os.map((o) => o.value)"):
+        page.select_option("#preset", preset)
+        scan(page, lang, f"lobby {preset}")
+        for key in ("rules-variant", "rules-mode", "qp-variant", "qp-mode"):
+            assert "none" not in page.evaluate(SELECTS).get(key, []), (preset, key)
+        for key in ("big_self_draw_factor", "big_discard_factor"):
+            field = page.locator(f"#rules-{key}")
+            if field.count():  # the default beside the field says the number as the field does
+                shown = page.inner_text(f"[data-default-for='{key}']").split(" ")[-1]
+                assert shown == field.input_value(), (key, shown)
+
+
+FLOWS = [
+    ("zh", "desktop", "wuhan-hongzhong-kaikou"),
+    ("zh", "phone", "wuhan-qipi-koukou"),
+    ("en", "desktop", "wuhan-facai-kaikou"),
+    ("en", "phone", "wuhan-hongzhong-koukou"),
+    ("en", "desktop", "baishan"),
+]
+
+
+@pytest.mark.parametrize(("lang", "device", "preset"), FLOWS)
+def test_every_page_speaks_the_readers_language_and_shows_no_raw_id(
+    server, browser, lang, device, preset
+):
+    """Issue 27's whole list: lobby → table → settlement → replay → the finished room, each
+    scanned (tests/page_scan.py) for text in the other language and for raw ids."""
+    options = PHONE if device == "phone" else {"viewport": {"width": 1280, "height": 800}}
+    page, errors = new_page(browser, **options)
+    name = {"zh": "小明", "en": "Ann"}[lang]
+    scan_lobby(page, server, lang)
+    code = create_room(page, server.http, name=name, preset=preset, hands="1")
+    page.wait_for_selector(".actions[data-prompt]")
+    scan(page, lang, "table", [name])
+    play_until(page, ".settlement.open table.settle")
+    scan(page, lang, "settlement", [name])
+    shot(page, f"edges-scan-settlement-{lang}-{device}-{preset}")
+    page.goto(f"{server.http}/replay/{code}/0")
+    page.wait_for_selector(".replay .open-hand")
+    for _ in range(6):
+        page.click("[data-step=next]")
+        scan(page, lang, "replay", [name])
+    page.click("[data-step=last]")
+    scan(page, lang, "replay end", [name])
+    page.goto(f"{server.http}/r/{code}")
+    page.wait_for_selector(".finished .settlement .verdict")
+    scan(page, lang, "finished room", [name])
     assert errors == []

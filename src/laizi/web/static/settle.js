@@ -3,7 +3,8 @@
 // points; then the revealed seed, checked against the commitment here, and how to verify it.
 
 import { escapeLine } from "./escape.js";
-import { getLang, t } from "./i18n.js";
+import { fairnessProofHtml } from "./fairness.js";
+import { getLang, t, tn } from "./i18n.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { esc, num, seatName } from "./util.js";
 import { anyCounted, named, wordsOf } from "./words.js";
@@ -50,8 +51,7 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
   if (end.reason === "win" && s && layout) {
     const wins = s.wins.map((x) => named("wins", x, game)).join(" + ");
     const shown = layout({ s, end, names, dealer, payments, game });
-    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b>${shown.head}` +
-      ` <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
+    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b>${shown.head}</p>`;
     table = shown.table;
   } else {
     if (end.reason === "win" && s) {
@@ -82,7 +82,8 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
       `<div>${t("verify_hint")} <code>curl -s ${esc(location.origin + record)} | laizi verify -</code> · <a href="${record}" download>${t("download_record")}</a>` +
       (replayLink ? ` · <a href="/replay/${code}/${hand}" class="replay-link">${t("replay")}</a>` : "") + "</div></div>"
     : "";
-  el.innerHTML = `<h2>${t("settlement")} — ${t("hand_no", hand + 1)}</h2>${head}${table}<div class="reveals">${hands}</div>${seed}`;
+  const proof = fairnessProofHtml(seed, s && s.rules, s && s.rules_hash);
+  el.innerHTML = `<h2>${t("settlement")} — ${t("hand_no", hand + 1)}</h2>${head}${table}<div class="reveals">${hands}</div>${proof}`;
   if (end.seed && commitment) {
     sha256Hex(end.seed).then((digest) => {
       const box = el.querySelector(".seed-check");
@@ -133,7 +134,7 @@ function fansLayout({ s, end, names, dealer, game }) {
   const rows = [0, 1, 2, 3].map((seat) => {
     const f = s.fans[seat];
     const list = f.fans.length
-      ? f.fans.map((x) => `<span class="factor">${esc(named("fans", x.name, game))} +${x.fans}</span>`).join(" · ") + ` → <b>${t("fans_total", f.total)}</b>`
+      ? f.fans.map((x) => `<span class="factor">${esc(named("fans", x.name, game))} +${x.fans}</span>`).join(" · ") + ` → <b>${tn("fans_total", f.total)}</b>`
       : `<span class="factor">${t("fans_total", 0)}</span>`;
     const isWinner = seat === w;
     const before = isWinner ? "" : `${num(s.base)} × 2^(${fw}+${f.total}) = <b>${num(s.raw[seat])}</b>`;

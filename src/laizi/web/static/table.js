@@ -11,6 +11,7 @@ import { actionsHtml } from "./actions.js";
 import { centreHtml, POSITIONS } from "./centre.js";
 import { drawClocks } from "./clock.js";
 import { leaveConfirmText } from "./escape.js";
+import { fairnessFootHtml } from "./fairness.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
 import { getLang, t } from "./i18n.js";
@@ -361,7 +362,7 @@ export class TablePage {
     return `<div class="board">${seats}${ponds}${centreHtml(this)}</div>` +
       `<div class="me">${handHtml(this)}${hintsHtml(this)}${actionsHtml(this)}</div>` +
       `<div class="settlement ${this.end ? "open" : ""}" role="dialog" aria-label="${t("settlement")}"></div>` +
-      `<div class="muted foot">${m.commitment ? `commitment ${esc(m.commitment.slice(0, 16))}…` : ""}${entropyHtml(this)}</div>`;
+      `<div class="muted foot">${fairnessFootHtml(m.commitment, entropyHtml(this))}</div>`;
   }
 
   /** The marks of a tile on this table: the laizi, a must-gang tile. */
