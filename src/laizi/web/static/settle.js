@@ -79,11 +79,12 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
   const seed = end.seed
     ? `<div class="seed"><div>${t("commitment")}: <code>${esc(commitment || "—")}</code></div><div>${t("seed")}: <code class="seed-hex">${esc(end.seed)}</code></div>` +
       `<div class="seed-check" data-state="pending">…</div>` +
-      `<div>${t("verify_hint")} <code>curl -s ${esc(location.origin + record)} | laizi verify -</code> · <a href="${record}" download>${t("download_record")}</a>` +
-      (replayLink ? ` · <a href="/replay/${code}/${hand}" class="replay-link">${t("replay")}</a>` : "") + "</div></div>"
+      `<div>${t("verify_hint")} <code>curl -s ${esc(location.origin + record)} | laizi verify -</code> · <a href="${record}" download>${t("download_record")}</a></div></div>`
     : "";
+  // the replay stays in sight; the proof is folded (fairness.js)
+  const replay = replayLink && end.seed ? `<p class="replay-line"><a href="/replay/${code}/${hand}" class="replay-link">${t("replay")}</a></p>` : "";
   const proof = fairnessProofHtml(seed, s && s.rules, s && s.rules_hash);
-  el.innerHTML = `<h2>${t("settlement")} — ${t("hand_no", hand + 1)}</h2>${head}${table}<div class="reveals">${hands}</div>${proof}`;
+  el.innerHTML = `<h2>${t("settlement")} — ${t("hand_no", hand + 1)}</h2>${head}${table}<div class="reveals">${hands}</div>${replay}${proof}`;
   if (end.seed && commitment) {
     sha256Hex(end.seed).then((digest) => {
       const box = el.querySelector(".seed-check");
