@@ -4,6 +4,7 @@ hidden-information shuffle the view tests use."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from laizi.engine import HandState, Match, apply, legal_actions, make_ruleset, new_hand
 from laizi.engine.events import Event, encode_all
 from laizi.engine.script import ScriptUnfinished, run_script
+from laizi.tiles import format_tile, parse_tiles
 
 RULES = {"preset": "wuhan-hongzhong-kaikou", "min_points": 0}
 
@@ -124,3 +126,40 @@ def play_match(hands: int, seed: int):
         history.append((dealer, state.result["winner"], match.dealer))
         record += events
     return match, record, history
+
+
+# --- A8: a scripted 海底 round (tests/test_engine_rules.py, tests/test_hints.py) ---------------
+
+HAIDI_HANDS = [
+    "9m 1m2m 1p2p 1s2s 1z2z3z4z5z6z 7z",
+    "99m 234m 678m 456p 5s 1z",
+    "3m 4m 5m 3p 4p 5p 3s 4s 6s 2z 3z 4z 5z",
+    "6m 7m 8m 6p 7p 8p 7s 1z 1z 6z 7z 7z 2s",
+]
+
+
+def haidi_script(final_action: str | None, reserve: int = 60):
+    """Seat 1 opens, then everyone discards what it draws until the 海底 round."""
+    live = 136 - 53 - 1 - reserve
+    normal = live - 4
+    finals = ["8p", "5s", "6z", "5z"]
+    used = Counter(parse_tiles("".join(HAIDI_HANDS) + "8s" + "".join(finals)))
+    # Junk: every tile still unnamed except 5s (seat 1's wait), 9s (laizi) and 7z (红中).
+    junk = [
+        format_tile(t)
+        for t in range(34)
+        for _ in range(4 - used[t])
+        if format_tile(t) not in ("5s", "9s", "7z")
+    ]
+    draws = []
+    actions = ["0 discard 9m", "1 pung", "1 discard 1z"]
+    seat = 2
+    for k in range(normal):
+        tile = junk[k]
+        draws.append(tile)
+        actions.append(f"{seat} discard {tile}")
+        seat = (seat + 1) % 4
+    draws += finals
+    if final_action:
+        actions.append(final_action)
+    return script(HAIDI_HANDS, actions, draws=draws, haidi_reserve=reserve), seat

@@ -7,7 +7,6 @@ in id order (docs/engine.md).
 
 from __future__ import annotations
 
-from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -16,11 +15,11 @@ import pytest
 from laizi.engine import Match, legal_actions, make_ruleset, view
 from laizi.engine.actions import Action
 from laizi.engine.script import ScriptIllegal, ScriptUnfinished, run_script
-from laizi.tiles import format_tile, parse_tiles
 from tests.engine_helpers import (
     KONG_ACTIONS,
     KONG_HANDS,
     apply_json,
+    haidi_script,
     script,
     state_when_script_ends,
 )
@@ -349,43 +348,9 @@ def test_the_lock_ends_with_the_seats_own_draw():
 
 # --- A8: the 海底 round, the reserve and the drawn hand ---------------------------------------
 
-HAIDI_HANDS = [
-    "9m 1m2m 1p2p 1s2s 1z2z3z4z5z6z 7z",
-    "99m 234m 678m 456p 5s 1z",
-    "3m 4m 5m 3p 4p 5p 3s 4s 6s 2z 3z 4z 5z",
-    "6m 7m 8m 6p 7p 8p 7s 1z 1z 6z 7z 7z 2s",
-]
-
-
-def _haidi_script(final_action: str | None, reserve: int = 60):
-    """Seat 1 opens, then everyone discards what it draws until the 海底 round."""
-    live = 136 - 53 - 1 - reserve
-    normal = live - 4
-    finals = ["8p", "5s", "6z", "5z"]
-    used = Counter(parse_tiles("".join(HAIDI_HANDS) + "8s" + "".join(finals)))
-    # Junk: every tile still unnamed except 5s (seat 1's wait), 9s (laizi) and 7z (红中).
-    junk = [
-        format_tile(t)
-        for t in range(34)
-        for _ in range(4 - used[t])
-        if format_tile(t) not in ("5s", "9s", "7z")
-    ]
-    draws = []
-    actions = ["0 discard 9m", "1 pung", "1 discard 1z"]
-    seat = 2
-    for k in range(normal):
-        tile = junk[k]
-        draws.append(tile)
-        actions.append(f"{seat} discard {tile}")
-        seat = (seat + 1) % 4
-    draws += finals
-    if final_action:
-        actions.append(final_action)
-    return script(HAIDI_HANDS, actions, draws=draws, haidi_reserve=reserve), seat
-
 
 def test_haidi_round_only_self_drawn_wins():
-    obj, first = _haidi_script("1 win")
+    obj, first = haidi_script("1 win")
     assert first == 0  # the 海底 round starts with seat 0; seat 1 draws the 5s second
     events = events_of(obj)
     finals = [e for e in events if e.get("final")]
@@ -395,11 +360,11 @@ def test_haidi_round_only_self_drawn_wins():
 
 
 def test_haidi_round_offers_only_win_or_pass_then_the_hand_is_drawn():
-    obj, _ = _haidi_script(None)
+    obj, _ = haidi_script(None)
     state = state_when_script_ends(obj)
     assert state.phase == "final" and state.turn == 1
     assert [a.type for a in legal_actions(state, 1)] == ["win", "pass"]
-    obj, _ = _haidi_script("1 pass")
+    obj, _ = haidi_script("1 pass")
     events = events_of(obj)
     last = end(events)
     assert last["reason"] == "drawn" and last["winner"] is None
@@ -411,7 +376,7 @@ def test_haidi_round_offers_only_win_or_pass_then_the_hand_is_drawn():
 
 
 def test_the_reserve_of_ten_is_never_drawn_by_a_normal_draw():
-    obj, first = _haidi_script(None, reserve=10)
+    obj, first = haidi_script(None, reserve=10)
     assert first == 2  # seat 1 draws the last tile, not the 5s: nobody can win
     result = run_script(obj)
     assert end(result.events)["reason"] == "drawn"

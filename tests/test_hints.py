@@ -22,7 +22,7 @@ from laizi.engine.hints import refusal_reasons, seat_hints
 from laizi.rules import Settings
 from laizi.scoring import score, situation_from_json
 from laizi.tiles import format_tile, format_tiles
-from tests.engine_helpers import apply_json, deal_json
+from tests.engine_helpers import apply_json, deal_json, haidi_script
 
 PRESETS = ("wuhan-hongzhong-kaikou", "wuhan-facai-koukou", "wuhan-qipi-kaikou", "baishan")
 
@@ -296,3 +296,25 @@ def test_hints_at_a_real_table_go_to_their_seat_only(tmp_path: Any) -> None:
                     assert 0 <= wait["left"] <= 4
                 shown += 1
     assert shown > 0
+
+
+def test_in_the_haidi_round_a_self_drawn_wait_pays_what_the_win_pays() -> None:
+    """Issue 27 item 10: seat 1 waits on 5s while the 海底 round is drawn; the hint's self-drawn
+    total is what the 海底捞 win then pays, exactly (it used to leave 海底捞 out)."""
+    from laizi.engine.actions import Action
+    from laizi.engine.script import ScriptUnfinished, run_script
+    from laizi.tiles import parse_tile
+
+    obj, _ = haidi_script(None)
+    with pytest.raises(ScriptUnfinished) as caught:
+        run_script(obj)
+    drawn = caught.value.result.state  # seat 1 has drawn the 5s in the 海底 round
+    assert drawn.phase == "final" and drawn.turn == 1 and drawn.drawn == parse_tile("5s")
+    waiting = drawn.copy()  # a moment before: seat 0 draws, seat 1 waits on its own draw
+    waiting.players[1].counts[parse_tile("5s")] -= 1
+    waiting.turn, waiting.drawn = 0, None
+    wait = next(w for w in seat_hints(waiting, 1)["waits"] if w["tile"] == "5s")
+    assert wait["on_discard"] is None and wait["on_discard_from"] == {}  # nobody discards now
+    end = apply_json(drawn, Action(1, "win"))[-1]
+    assert end["type"] == "end" and "haidilao" in end["settlement"]["wins"]
+    assert Fraction(wait["self_drawn"]) == Fraction(str(end["payments"][1])) > 0

@@ -28,6 +28,7 @@ def test_the_browser_contributes_to_the_deal_and_sees_it_used(server, browser):
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
     code = create_room(page, server.http, hands="1", bot_level="greedy")
     page.wait_for_selector(".actions[data-prompt]")
+    page.click(".foot .fairness summary")  # 公平性: the proof is folded (issue 27 item 11)
     shown = page.locator(".entropy[data-ok=yes]")
     shown.wait_for()
     prefix = shown.locator("code").inner_text().rstrip("…")

@@ -81,12 +81,17 @@ def shot(page: Page, name: str) -> Path:
     return path
 
 
-def create_room(page: Page, base: str, name: str = "Alice", **table: str) -> str:
-    """Create a room from the lobby's form (one seat for people, bots fill the rest); its code."""
+def create_room(
+    page: Page, base: str, name: str = "Alice", preset: str | None = None, **table: str
+) -> str:
+    """Create a room from the lobby's form (one seat for people, bots fill the rest), of
+    ``preset`` if given; its code."""
     page.goto(base + "/")
     page.wait_for_selector("#rules-cap", state="attached")
     page.fill("#player-name", name)
     open_more(page)
+    if preset is not None:
+        page.select_option("#preset", preset)
     for key, value in {**FAST_TABLE, **table}.items():
         field = page.locator(f"#table-{key}")
         if field.evaluate("e => e.tagName") == "SELECT":

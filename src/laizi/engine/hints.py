@@ -156,7 +156,7 @@ def _win(
     table: _Table, state: HandState, seat: int, tile: int, how: str, public: tuple[Any, ...]
 ) -> tuple[str | None, str | None]:
     """(the total ``seat`` collects or None, the refusal or None)."""
-    key = (public, tuple(table.players[seat].counts), tile, how, table.claim_from)
+    key = (public, tuple(table.players[seat].counts), tile, how, table.claim_from, table.phase)
     found = _CACHE.get(key)
     if found is not None:
         _CACHE.move_to_end(key)
@@ -233,13 +233,15 @@ def _waits(
     ``likes``: :func:`_likes` of the state."""
     player = table.players[seat]
     mask = state.special_mask
+    final = FINAL if state.phase == FINAL else None
     out: list[dict[str, Any]] = []
     for tile in shape_waits(state, counts, player.melds):
         reasons: list[str] = []
-        # Self-drawn: the tile joins the hand.
+        # Self-drawn: the tile joins the hand — in the final round (海底) its own draw there, which
+        # the settlement may pay more for (海底捞).
         counts[tile] += 1
         player.counts = counts
-        table.phase, table.turn, table.drawn = TURN, seat, tile
+        table.phase, table.turn, table.drawn = final or TURN, seat, tile
         table.claim_tile = table.claim_from = None
         self_drawn, why = _win(table, state, seat, tile, "self_draw", public)
         counts[tile] -= 1
@@ -250,7 +252,7 @@ def _waits(
         hand_refused = why is not None and state.ruleset.refused_by_the_hand(why)
         # On a discard of each other seat (a tile that is laid out is never discarded).
         by_seat: dict[str, str | None] = {}
-        if not mask[tile]:
+        if not mask[tile] and not final:  # nobody discards in the final round
             table.phase, table.drawn, table.claim_tile = CLAIM, None, tile
             done: dict[tuple[Any, ...], tuple[str | None, str | None]] = {}
             for k in (1, 2, 3):

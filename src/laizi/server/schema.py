@@ -54,10 +54,10 @@ TABLE_LABELS: dict[str, tuple[str, str]] = {
 """Each table setting's name for players, (Chinese, English)."""
 
 CHOICE_LABELS: dict[str, tuple[str, str]] = {
-    "random": ("随机", "random"),
-    "greedy": ("普通", "greedy"),
-    "strong": ("强", "strong"),
-    "expert": ("专家", "expert"),
+    "random": ("随机", "Novice (plays at random)"),
+    "greedy": ("普通", "Normal"),
+    "strong": ("强", "Strong"),
+    "expert": ("专家", "Expert"),
 }
 """The names of the table settings' choices (the bot levels)."""
 

@@ -21,7 +21,7 @@ __all__ = ["explain", "words"]
 
 REASONS = {
     "not_complete": ("不成胡牌牌型", "not a winning hand"),
-    "no_terminal": ("断幺九：手里没有幺九或字牌，不能胡", "no terminal or honor (不断幺九)"),
+    "no_terminal": ("断幺九：手里没有幺九或字牌，不能胡", "no terminal or honor: no win"),
     "no_triplet": ("没有刻子或杠，不能胡（七对、十三幺除外）", "no triplet or kong"),
 }
 KONG_NAMES = {

@@ -101,9 +101,9 @@ class WuhanSettings(Settings):
         "big_discard_factor": ("大胡放冲倍数", "Big win discarder factor"),
         "pass_win_locked": (
             "过胡（过了胡要等自己摸牌）",
-            "Passed win locked until own draw (过胡)",
+            "Passed win locked until own draw",
         ),
-        "haidi_reserve": ("海底留牌", "Tiles kept back (海底)"),
+        "haidi_reserve": ("海底留牌", "Tiles kept back at the end of the wall"),
         "golden_cap": ("金顶", "Golden cap"),
         "sunshine_cap": ("阳光顶", "Sunshine cap"),
         "three_suns_cap": ("三阳开泰", "Three suns cap"),
@@ -111,18 +111,36 @@ class WuhanSettings(Settings):
     }
     CHOICE_LABELS: ClassVar[Mapping[str, tuple[str, str]]] = {
         "wuhan": ("武汉麻将", "Wuhan"),
-        "hongzhong": ("红中癞子杠", "red dragon (红中癞子杠)"),
-        "hongzhong_facai": ("红中发财杠", "red + green dragon (红中发财杠)"),
-        "qipi_silai": ("七皮四赖", "seven pi, four laizi (七皮四赖)"),
-        "kaikou": ("开口翻", "opened doubles once (开口翻)"),
-        "koukou": ("口口翻", "each opening doubles (口口翻)"),
+        "hongzhong": ("红中癞子杠", "red dragon kongs"),
+        "hongzhong_facai": ("红中发财杠", "red and green dragon kongs"),
+        "qipi_silai": ("七皮四赖", "seven pi, four laizi"),
+        "kaikou": ("开口翻", "opening doubles once"),
+        "koukou": ("口口翻", "each opening doubles"),
         **Settings.CHOICE_LABELS,
-        "wuhan-hongzhong-kaikou": ("武汉 红中癞子杠 开口翻", "Wuhan, red dragon, 开口翻"),
-        "wuhan-hongzhong-koukou": ("武汉 红中癞子杠 口口翻", "Wuhan, red dragon, 口口翻"),
-        "wuhan-facai-kaikou": ("武汉 红中发财杠 开口翻", "Wuhan, red + green dragon, 开口翻"),
-        "wuhan-facai-koukou": ("武汉 红中发财杠 口口翻", "Wuhan, red + green dragon, 口口翻"),
-        "wuhan-qipi-kaikou": ("武汉 七皮四赖 开口翻", "Wuhan, seven pi four laizi, 开口翻"),
-        "wuhan-qipi-koukou": ("武汉 七皮四赖 口口翻", "Wuhan, seven pi four laizi, 口口翻"),
+        "wuhan-hongzhong-kaikou": (
+            "武汉 红中癞子杠 开口翻",
+            "Wuhan, red dragon kongs, opening doubles once",
+        ),
+        "wuhan-hongzhong-koukou": (
+            "武汉 红中癞子杠 口口翻",
+            "Wuhan, red dragon kongs, each opening doubles",
+        ),
+        "wuhan-facai-kaikou": (
+            "武汉 红中发财杠 开口翻",
+            "Wuhan, red and green dragon kongs, opening doubles once",
+        ),
+        "wuhan-facai-koukou": (
+            "武汉 红中发财杠 口口翻",
+            "Wuhan, red and green dragon kongs, each opening doubles",
+        ),
+        "wuhan-qipi-kaikou": (
+            "武汉 七皮四赖 开口翻",
+            "Wuhan, seven pi four laizi, opening doubles once",
+        ),
+        "wuhan-qipi-koukou": (
+            "武汉 七皮四赖 口口翻",
+            "Wuhan, seven pi four laizi, each opening doubles",
+        ),
     }
 
     @classmethod

@@ -36,6 +36,7 @@ from typing import Any
 from laizi.engine import Match, make_ruleset
 from laizi.engine.events import number
 from laizi.engine.state import HandState
+from laizi.numbers import number_text
 from laizi.rules import Settings
 from laizi.server.bot_notes import BotNotes
 from laizi.server.matched import SeatClaim
@@ -324,6 +325,18 @@ class Room:
             "dealer": self.match.dealer,
             "spectators": len(self.spectators),
             "records": [f"/api/rooms/{self.code}/hands/{n}" for n in range(self.finished_hands)],
+            "escape": self.escape_terms(),
+        }
+
+    def escape_terms(self) -> dict[str, str | None]:
+        """What an escape (逃跑) costs at this table, from the ruleset's own settlement of one:
+        ``pays`` (the escaper's payment) and ``each`` (what each of the three others gets when
+        they share it alike; None when they don't), exact (``400/3``)."""
+        payments = self.ruleset.escape_payments(0)
+        others = set(payments[1:])
+        return {
+            "pays": number_text(-payments[0]),
+            "each": number_text(others.pop()) if len(others) == 1 else None,
         }
 
     def kept_seat(self, key: str) -> int | None:

@@ -3,6 +3,7 @@
 // "/players/NAME" a player's profile.
 
 import { flashUntilVisible } from "./attention.js";
+import { playerName } from "./guestname.js";
 import { getLang, setLang, t } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
 import { FLASH } from "./matchstate.js";
@@ -30,7 +31,7 @@ function route() {
   const replay = path.match(/^\/replay\/([A-Za-z0-9]+)\/(\d+)\/?$/);
   if (room) {
     const watch = new URLSearchParams(location.search).has("watch");
-    page = new TablePage(root, room[1].toUpperCase(), { name: localStorage.getItem("laizi.name") || "", spectate: watch });
+    page = new TablePage(root, room[1].toUpperCase(), { name: playerName(), spectate: watch });
     window.laiziPage = page;
     if (sessionStorage.getItem(FLASH)) { // matched while the tab was hidden: call the person back
       sessionStorage.removeItem(FLASH);

@@ -74,8 +74,13 @@ const TEXT = {
   leave: ["离开", "Leave"],
   leave_confirm: ["对局中离开算逃跑，要扣分。确定？", "Leaving during a match is an escape and costs the penalty. Leave?"],
   settlement: ["结算", "Settlement"],
-  drawn_hand: ["荒庄（流局）", "Drawn hand (荒庄)"],
+  drawn_hand: ["荒庄（流局）", "Drawn hand"],
   escaped: ["{0} 逃跑", "{0} escaped"],
+  // what an escape costs (escape.js): the room's escape settlement, said before and after
+  leave_confirm_each: ["对局中离开算逃跑：你要付 {0} 分，其余三家各得 {1} 分。确定离开？", "Leaving during a match is an escape: you pay {0} points and each of the other three players gets {1}. Leave?"],
+  leave_confirm_pays: ["对局中离开算逃跑：你要付 {0} 分，分给其余三家。确定离开？", "Leaving during a match is an escape: you pay {0} points, shared by the other three players. Leave?"],
+  escape_paid_each: ["{0} 逃跑：付 {1} 分，其余三家各得 {2} 分", "{0} escaped: paid {1} points, and each of the other three players gets {2}"],
+  escape_paid: ["{0} 逃跑：付 {1} 分，分给其余三家", "{0} escaped: paid {1} points, shared by the other three players"],
   win_by: ["{0} 胡牌", "{0} wins"],
   how_self_draw: ["自摸", "self-drawn"],
   how_discard: ["{0} 放冲", "on {0}'s discard"],
@@ -101,6 +106,10 @@ const TEXT = {
   my_entropy: ["你的随机数", "your random value"],
   entropy_ok: ["✓ 已计入本局牌墙", "✓ is in this deal"],
   entropy_bad: ["✗ 本局牌墙没有用到它！", "✗ is NOT in this deal!"],
+  // 公平性 (fairness.js): the proof, folded, in words
+  fairness: ["公平性：牌墙没有被安排", "Fairness: the wall was not arranged"],
+  fairness_commitment: ["开局前服务器先公布牌墙的指纹（SHA-256 承诺），局后公开种子，谁都能核对：", "Before the deal the server shows the wall's fingerprint (a SHA-256 commitment) and reveals the seed after the hand, so anyone can check it:"],
+  fairness_rules: ["规则：{0}（规则指纹 {1}）", "Rules: {0} (rules fingerprint {1})"],
   verify_hint: ["自己验证：下载记录，运行", "Check it yourself: download the record and run"],
   download_record: ["下载记录", "Download the record"],
   replay: ["回放", "Replay"],
@@ -134,12 +143,13 @@ const TEXT = {
   kongs: ["杠分", "Kongs"],
   fans: ["番", "Fans"],
   fans_total: ["{0} 番", "{0} fans"],
+  fans_total_one: ["{0} 番", "{0} fan"],
   matches: ["场次", "Matches"],
   place: ["第 {0} 名", "place {0}"],
   to_next: ["距{0}还差 {1}", "{1} to {0}"],
   lang_switch: ["English", "中文"],
   phase_claim: ["等待吃碰杠胡", "claims"],
-  phase_final: ["海底", "last tiles (海底)"],
+  phase_final: ["海底", "last tiles"],
   match_totals: ["总分", "Match totals"],
   hands_played: ["已打 {0} 局", "{0} hand(s) played"],
   concealed_kong_hidden: ["暗杠", "concealed kong"],
@@ -150,7 +160,7 @@ const TEXT = {
   status_over: ["已结束", "finished"],
   quick_play: ["快速开始", "Quick play"],
   quick_note: ["你和三个机器人，马上开打。", "You and three bots, right away."],
-  friendly_note: ["这里和链接开的房间都是友人场：对局记录和回放都保留，但不影响段位、积分和等级分。", "Rooms made here or by link are friendly (友人场): their records and replays are kept, but ranks, points and ratings don't move."],
+  friendly_note: ["这里和链接开的房间都是友人场：对局记录和回放都保留，但不影响段位、积分和等级分。", "Rooms made here or by link are friendly: their records and replays are kept, but ranks, points and ratings don't move."],
   ranked_only: ["段位、积分和等级分只在排位赛（匹配的排位对局）中变动。", "Ranks, points and ratings move only in ranked matches (matched by the queue)."],
   kind_friendly: ["友人场", "friendly"],
   kind_casual: ["休闲", "casual"],
@@ -331,6 +341,11 @@ export function t(key, ...args) {
     text = text.replace(`{${i}}`, String(arg));
   });
   return text;
+}
+
+/** `t(key, n, …)` with English's singular (the key `KEY_one`, where there is one) when n is 1. */
+export function tn(key, n, ...args) {
+  return t(lang === "en" && Number(n) === 1 && TEXT[`${key}_one`] ? `${key}_one` : key, n, ...args);
 }
 
 setLang(lang);

@@ -5,7 +5,8 @@
 // bounds, choices and names come from there; this file declares none.
 
 import { ratingText } from "./charts.js";
-import { pick, t } from "./i18n.js";
+import { playerName } from "./guestname.js";
+import { getLang, pick, t } from "./i18n.js";
 import { MatchCard } from "./matchcard.js";
 import { errorText, esc, getJson, num, say } from "./util.js";
 import { SCHEMA } from "./words.js";
@@ -30,7 +31,8 @@ function fieldHtml(field, value, group, names) {
   const id = `${group}-${field.key}`;
   const label = `<label for="${id}">${esc(say(field.label))}</label>`;
   const shown = field.type === "choice" ? say(names[String(value)]) || String(value)
-    : field.type === "bool" ? t(value ? "yes" : "no") : num(value);
+    // a number as its field holds it (1.5, not 1½ beside a field that says 1.5)
+    : field.type === "bool" ? t(value ? "yes" : "no") : value == null ? num(value) : String(value);
   const def = `<small class="default" data-default-for="${field.key}">${t("default_is")}: ${esc(shown)}</small>`;
   // A setting the preset fixes (its game) is shown, not sent.
   const attrs = field.fixed ? " disabled"
@@ -57,7 +59,7 @@ function readValue(input) {
 }
 
 export async function renderLobby(root) {
-  const name = localStorage.getItem("laizi.name") || "";
+  const name = playerName();
   root.innerHTML = `<div class="lobby">
     <section class="card match-card" id="match-card"><h2>${t("match")}</h2></section>
     <section class="card create"><h2>${t("create_room")}</h2><form id="create-form" novalidate>

@@ -3,6 +3,7 @@
 
 import { getLang, t } from "./i18n.js";
 import { replayNotes } from "./replaynotes.js";
+import { fansHtml } from "./seat.js";
 import { multiplierHtml, renderSettlement } from "./settle.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { errorText, esc, num, seatName } from "./util.js";
@@ -58,6 +59,7 @@ export async function renderReplay(root, code, number) {
     const v = f.view;
     const mark = (x) => (x === v.laizi ? ["laizi"] : v.must_gang.includes(x) ? ["gang"] : []);
     const tile = (x, extra = []) => tileSvg(x, { marks: [...mark(x), ...extra], title: tileName(x, getLang()) });
+    const game = (room.rules && room.rules.game) || v.game || null;
     const seats = [0, 1, 2, 3].map((seat) => {
       const p = v.players[seat];
       const hand = sortTiles(parseTiles(f.hands[seat])).map((x) => tile(x)).join("");
@@ -67,7 +69,8 @@ export async function renderReplay(root, code, number) {
       const name = who(seat);
       return `<section class="seat pos-${POSITIONS[seat]} ${v.turn === seat && v.phase !== "over" ? "active" : ""}" data-seat="${seat}">` +
         `<header><b>${esc(name)}</b>${seat === v.dealer ? ` <span class="badge dealer">${t("dealer")}</span>` : ""} ` +
-        `<span class="mult-inline">${multiplierHtml(p.multiplier, room.rules ? room.rules.game : null)}</span></header>` +
+        // its multiplier where the game multiplies (no empty pill elsewhere), its running fans
+        `${p.multiplier ? `<span class="mult-inline">${multiplierHtml(p.multiplier, game)}</span>` : ""}${fansHtml(p, game)}</header>` +
         `<div class="open-hand">${hand}</div><div class="exposed"><div class="melds">${melds}</div><div class="laid">${p.laid_out.map((x) => tile(x)).join("")}</div></div>` +
         `<div class="river">${river}</div></section>`;
     }).join("");

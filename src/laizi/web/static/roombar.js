@@ -21,11 +21,12 @@ export function barHtml(page) {
   const autoBtn = page.seat != null && room && room.status === "playing"
     ? `<button data-cmd="auto" class="auto-btn ${page.auto ? "on" : ""}" aria-pressed="${page.auto}">${page.auto ? t("auto_on") : t("auto_off")}</button>` : "";
   const watching = page.seat == null && room ? `<span class="badge watching" data-watching>${t("watching")}</span>` : "";
-  const tap = page.seat != null ? `<button data-cmd="tap" class="small" aria-pressed="${page.tapTwice}">${page.tapTwice ? t("tap_two") : t("tap_one")}</button>` : "";
+  const over = room && room.status === "over"; // a finished room: nothing to play, nobody to leave
+  const tap = page.seat != null && !over ? `<button data-cmd="tap" class="small" aria-pressed="${page.tapTwice}">${page.tapTwice ? t("tap_two") : t("tap_one")}</button>` : "";
   const snd = `<button data-cmd="sound" class="small" aria-pressed="${soundOn()}">${soundOn() ? t("sound_on") : t("sound_off")}</button>`;
   return `<div class="room-bar"><span class="code">${t("room")} <b data-code>${esc(code)}</b></span>${watching}` +
     `<span>${hand} ${of}</span><span class="link">${t("link")}: <a href="/r/${esc(code)}">${esc(link)}</a></span>${inviteHtml(page)}${records}` +
-    `<span class="spacer"></span>${snd}${soundOfferHtml(page)}${tap}${autoBtn}<button data-cmd="leave">${t("leave")}</button></div>`;
+    `<span class="spacer"></span>${snd}${soundOfferHtml(page)}${tap}${autoBtn}${over ? "" : `<button data-cmd="leave">${t("leave")}</button>`}</div>`;
 }
 
 export function waitingHtml(page) {

@@ -2,7 +2,9 @@
 // multiplier M, base × M(loser) × M(winner) before the caps, after the caps, the contract and the
 // points; then the revealed seed, checked against the commitment here, and how to verify it.
 
-import { getLang, t } from "./i18n.js";
+import { escapeLine } from "./escape.js";
+import { fairnessProofHtml } from "./fairness.js";
+import { getLang, t, tn } from "./i18n.js";
 import { parseTiles, sortTiles, tileName, tileSvg } from "./tiles.js";
 import { esc, num, seatName } from "./util.js";
 import { anyCounted, named, wordsOf } from "./words.js";
@@ -42,15 +44,14 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
     const kongs = end.drawn_kongs_paid || (end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0));
     head = `<p class="verdict">${t("drawn_hand")}</p>` + (kongs ? `<p class="kong-line" data-kong-line>${t("drawn_kongs")}</p>` : `<p class="muted">${t("drawn_nobody")}</p>`);
   }
-  else if (end.reason === "abandon") head = `<p class="verdict">${t("escaped", esc(names(end.seat)))}</p>`;
+  else if (end.reason === "abandon") head = `<p class="verdict" data-escape>${esc(escapeLine(end, names))}</p>`;
   // The game (the room's, else the settlement's preset) says how its settlement is laid out.
   const game = (room && room.rules && room.rules.game) || (s && s.rules) || (model && model.game) || null;
   const layout = s ? LAYOUTS[wordsOf(game).settlement] : null;
   if (end.reason === "win" && s && layout) {
     const wins = s.wins.map((x) => named("wins", x, game)).join(" + ");
     const shown = layout({ s, end, names, dealer, payments, game });
-    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b>${shown.head}` +
-      ` <span class="muted">${esc(s.rules)} #${esc(s.rules_hash)}</span></p>`;
+    head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b>${shown.head}</p>`;
     table = shown.table;
   } else {
     if (end.reason === "win" && s) {
@@ -78,10 +79,12 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
   const seed = end.seed
     ? `<div class="seed"><div>${t("commitment")}: <code>${esc(commitment || "—")}</code></div><div>${t("seed")}: <code class="seed-hex">${esc(end.seed)}</code></div>` +
       `<div class="seed-check" data-state="pending">…</div>` +
-      `<div>${t("verify_hint")} <code>curl -s ${esc(location.origin + record)} | laizi verify -</code> · <a href="${record}" download>${t("download_record")}</a>` +
-      (replayLink ? ` · <a href="/replay/${code}/${hand}" class="replay-link">${t("replay")}</a>` : "") + "</div></div>"
+      `<div>${t("verify_hint")} <code>curl -s ${esc(location.origin + record)} | laizi verify -</code> · <a href="${record}" download>${t("download_record")}</a></div></div>`
     : "";
-  el.innerHTML = `<h2>${t("settlement")} — ${t("hand_no", hand + 1)}</h2>${head}${table}<div class="reveals">${hands}</div>${seed}`;
+  // the replay stays in sight; the proof is folded (fairness.js)
+  const replay = replayLink && end.seed ? `<p class="replay-line"><a href="/replay/${code}/${hand}" class="replay-link">${t("replay")}</a></p>` : "";
+  const proof = fairnessProofHtml(seed, s && s.rules, s && s.rules_hash);
+  el.innerHTML = `<h2>${t("settlement")} — ${t("hand_no", hand + 1)}</h2>${head}${table}<div class="reveals">${hands}</div>${replay}${proof}`;
   if (end.seed && commitment) {
     sha256Hex(end.seed).then((digest) => {
       const box = el.querySelector(".seed-check");
@@ -132,7 +135,7 @@ function fansLayout({ s, end, names, dealer, game }) {
   const rows = [0, 1, 2, 3].map((seat) => {
     const f = s.fans[seat];
     const list = f.fans.length
-      ? f.fans.map((x) => `<span class="factor">${esc(named("fans", x.name, game))} +${x.fans}</span>`).join(" · ") + ` → <b>${t("fans_total", f.total)}</b>`
+      ? f.fans.map((x) => `<span class="factor">${esc(named("fans", x.name, game))} +${x.fans}</span>`).join(" · ") + ` → <b>${tn("fans_total", f.total)}</b>`
       : `<span class="factor">${t("fans_total", 0)}</span>`;
     const isWinner = seat === w;
     const before = isWinner ? "" : `${num(s.base)} × 2^(${fw}+${f.total}) = <b>${num(s.raw[seat])}</b>`;

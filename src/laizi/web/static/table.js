@@ -12,6 +12,8 @@ import { showBigBanner } from "./bigbanner.js";
 import { centreHtml, POSITIONS } from "./centre.js";
 import { TableChat } from "./chat.js";
 import { drawClocks } from "./clock.js";
+import { leaveConfirmText } from "./escape.js";
+import { fairnessFootHtml } from "./fairness.js";
 import { handHtml } from "./hand.js";
 import { hintsHtml, updateHintPanel } from "./hints.js";
 import { getLang, t } from "./i18n.js";
@@ -249,6 +251,9 @@ export class TablePage {
     const lines = (await r.text()).trim().split("\n");
     const end = JSON.parse(lines[lines.length - 1]);
     if (this.model && this.model.hand === hand && end.type === "end") {
+      // The win (how, on which tile, from whom) as the live settlement had it from its events.
+      const win = lines.slice(-3).map((x) => JSON.parse(x)).find((e) => e.type === "win");
+      this.model.last = win || this.model.last;
       this.end = end;
       this.render();
     }
@@ -319,7 +324,7 @@ export class TablePage {
       this.raised = null;
       this.render();
     } else if (target.dataset.cmd === "leave") {
-      if (this.room && this.room.status === "playing" && this.seat != null && !confirm(t("leave_confirm"))) return;
+      if (this.room && this.room.status === "playing" && this.seat != null && !confirm(leaveConfirmText(this.room))) return;
       this.conn.send({ type: "leave" });
       setTimeout(() => { location.href = "/"; }, 300);
     } else if (target.dataset.cmd === "close-settle") {
@@ -388,7 +393,7 @@ export class TablePage {
     return `<div class="board">${seats}${ponds}${centreHtml(this)}${this.chat.html()}</div>` +
       `<div class="me">${handHtml(this)}${hintsHtml(this)}${actionsHtml(this)}</div>` +
       `<div class="settlement ${this.end ? "open" : ""}" role="dialog" aria-label="${t("settlement")}"></div>` +
-      `<div class="muted foot">${m.commitment ? `commitment ${esc(m.commitment.slice(0, 16))}…` : ""}${entropyHtml(this)}</div>`;
+      `<div class="muted foot">${fairnessFootHtml(m.commitment, entropyHtml(this))}</div>`;
   }
 
   /** The marks of a tile on this table: the laizi, a must-gang tile. */

@@ -10,7 +10,8 @@ import { loadSummary, standingsHtml } from "./standings.js";
 import { esc, num } from "./util.js";
 
 function pauseHtml(page) {
-  if (page.matchEnd) return "";
+  // The match is over (its end seen here, or a finished room opened later): nothing to go on to.
+  if (page.matchEnd || (page.room && page.room.status === "over")) return "";
   const waiting = page.pause ? page.pause.waiting : [];
   const mine = page.seat != null && (page.pause ? waiting.includes(page.seat) : !page.continued);
   const others = waiting.filter((s) => s !== page.seat).map((s) => esc(page.name(s))).join(t("or"));

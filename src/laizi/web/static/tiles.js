@@ -6,6 +6,7 @@ const HONORS_EN = ["East", "South", "West", "North", "White", "Green", "Red"];
 const NUMERALS = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
 const SUIT_TEXT = { m: "万", p: "筒", s: "条" };
 const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
+const SUIT_EN_ONE = { m: "character", p: "dot", s: "bamboo" }; // "1 dot", not "1 dots"
 const SUIT_COLOR = { m: "#b3261e", p: "#1d4f91", s: "#1b6e35" };
 
 /** "244569m16p" → ["2m", "4m", "4m", "5m", "6m", "9m", "1p", "6p"]; "" or null → []. */
@@ -35,7 +36,7 @@ export function sortTiles(tiles) {
 export function tileName(tile, lang) {
   const n = Number(tile[0]);
   if (tile[1] === "z") return lang === "zh" ? HONORS[n - 1] : HONORS_EN[n - 1];
-  return lang === "zh" ? NUMERALS[n - 1] + SUIT_TEXT[tile[1]] : `${n} ${SUIT_EN[tile[1]]}`;
+  return lang === "zh" ? NUMERALS[n - 1] + SUIT_TEXT[tile[1]] : `${n} ${(n === 1 ? SUIT_EN_ONE : SUIT_EN)[tile[1]]}`;
 }
 
 function face(tile) {
