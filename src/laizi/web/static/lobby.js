@@ -6,7 +6,7 @@
 
 import { ratingText } from "./charts.js";
 import { playerName } from "./guestname.js";
-import { getLang, pick, t } from "./i18n.js";
+import { pick, t } from "./i18n.js";
 import { MatchCard } from "./matchcard.js";
 import { errorText, esc, getJson, num, say } from "./util.js";
 import { SCHEMA } from "./words.js";

@@ -6,7 +6,27 @@ import { t } from "./i18n.js";
 import { inviteHtml } from "./invite.js";
 import { soundOn } from "./sound.js";
 import { soundOfferHtml } from "./soundoffer.js";
-import { esc } from "./util.js";
+import { errorText, esc } from "./util.js";
+
+/** Tap twice to discard on a touch screen, one click with a mouse; the page setting overrides. */
+export function tapTwiceDefault() {
+  const saved = localStorage.getItem("laizi.tap");
+  if (saved) return saved === "two";
+  return window.matchMedia("(pointer: coarse)").matches || window.innerWidth < 760;
+}
+
+/** The link's state above the table: reconnecting, or the server waiting for its database. */
+export function linkBannerHtml(page) {
+  if (!page.online) return `<div class="banner offline" role="status">${t("reconnecting")}</div>`;
+  return page.dbWait ? `<div class="banner offline" role="status" data-db-wait>${t("db_wait")}</div>` : "";
+}
+
+/** The page's error, and who of the others is away. */
+export function peopleBannersHtml(page) {
+  const error = page.error ? `<div class="banner error" role="alert">${esc(errorText(page.error))}</div>` : "";
+  return error + [...page.away.keys()].filter((s) => s !== page.seat)
+    .map((s) => `<div class="banner away" role="status" data-away="${s}">${esc(t("away_banner_plain", page.name(s)))}</div>`).join("");
+}
 
 export function barHtml(page) {
   const room = page.room;

@@ -22,24 +22,17 @@ import { answers, applyEvent, fromView } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { pondHtml } from "./pond.js";
 import { onAgain, rematchCommand } from "./rematch.js";
-import { barHtml, entropyHtml, waitingHtml } from "./roombar.js";
+import { barHtml, entropyHtml, linkBannerHtml, peopleBannersHtml, tapTwiceDefault, waitingHtml } from "./roombar.js";
 import { seatHtml } from "./seat.js";
 import { setSound, sound, soundOn } from "./sound.js";
 import { offerSound, soundCommand } from "./soundoffer.js";
 import { drawSettlement, finishedHtml } from "./tablesettle.js";
 import { tileName, tileSvg } from "./tiles.js";
-import { esc, seatName } from "./util.js";
+import { seatName } from "./util.js";
 
 export { reasonText } from "./hints.js";
 
 const BANNERS = { chow: "banner_chow", pung: "banner_pung", kong: "banner_kong", concealed_kong: "banner_kong", added_kong: "banner_kong", lay_out: "banner_lay_out" };
-
-/** Tap twice to discard on a touch screen, one click with a mouse; the page setting overrides. */
-function tapTwiceDefault() {
-  const saved = localStorage.getItem("laizi.tap");
-  if (saved) return saved === "two";
-  return window.matchMedia("(pointer: coarse)").matches || window.innerWidth < 760;
-}
 
 export class TablePage {
   constructor(root, code, { name, spectate }) {
@@ -350,27 +343,16 @@ export class TablePage {
     return (this.room && this.room.rules && this.room.rules.game) || (this.model && this.model.game) || null;
   }
 
-  errorText() {
-    const e = this.error;
-    if (!e) return "";
-    return getLang() === "zh" && e.message_zh ? e.message_zh : e.message || e.code;
-  }
-
   render() {
     if (this.pressing) { this.redraw = true; return; }
     const room = this.room;
     const m = this.model;
     const bar = barHtml(this);
-    const banner = !this.online
-      ? `<div class="banner offline" role="status">${t("reconnecting")}</div>`
-      : this.dbWait ? `<div class="banner offline" role="status" data-db-wait>${t("db_wait")}</div>` : "";
-    const error = this.error ? `<div class="banner error" role="alert">${esc(this.errorText())}</div>` : "";
+    const banner = linkBannerHtml(this);
     if (!room) {
       this.root.innerHTML = bar + banner;
       return;
     }
-    const away = [...this.away.keys()].filter((s) => s !== this.seat)
-      .map((s) => `<div class="banner away" role="status" data-away="${s}">${esc(t("away_banner_plain", this.name(s)))}</div>`).join("");
     let body;
     // A finished room's link (opened after the match): its totals and every hand's replay.
     if (room.status === "over" && !this.matchEnd) body = finishedHtml(this);
@@ -379,7 +361,7 @@ export class TablePage {
     // The open settlement is kept as it is while nothing in it changed (its buttons stay put, a
     // phone keeps its scroll position); the table around it is drawn again.
     const old = this.root.querySelector(".settlement");
-    this.root.innerHTML = `<div class="table-page ${this.seat == null ? "spectating" : ""}">${bar}${banner}${error}${away}${body}</div>`;
+    this.root.innerHTML = `<div class="table-page ${this.seat == null ? "spectating" : ""}">${bar}${banner}${peopleBannersHtml(this)}${body}</div>`;
     drawSettlement(this, old);
     updateHintPanel(this);
     this.tick();
