@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from laizi.server.store import Store
+from tests.page_scan import scan
 from tests.server_helpers import InProcessServer
 from tests.stats_helpers import script_matches
 from tests.web_browser import PHONE, create_room, launch, new_page
@@ -76,6 +77,7 @@ def test_the_rank_change_says_each_accounts_next_rank_and_its_distance(
             assert cells == NEXT[lang], (lang, cells)
             assert not page.locator("[data-no-ranks]").count()  # a ranked table moves ranks
             _fits(page)
+            scan(page, lang, "ranked settlement", names)
             table.scroll_into_view_if_needed()
             _shot(page, f"progress-rank-change-{lang}-{_look(look)}")
         for _, page, errors in people:
@@ -178,6 +180,7 @@ def test_the_profile_draws_statistics_and_lists_past_matches_with_replays(
             assert matches.nth(2).locator(".replays a").count() == 3
             assert words["other"] not in page.locator("#app").inner_text()
             _fits(page)
+            scan(page, lang, "profile", ["Ann", "Bo"])  # the whole list's scan (page_scan.py)
             _shot(page, f"progress-profile-{lang}-{_look(look)}")
         # a player's page by name (from the leaderboard), and the rating as one number
         page = people[1][1]
