@@ -181,9 +181,14 @@ def test_every_page_speaks_the_readers_language_and_shows_no_raw_id(
     shot(page, f"edges-scan-settlement-{lang}-{device}-{preset}")
     page.goto(f"{server.http}/replay/{code}/0")
     page.wait_for_selector(".replay .open-hand")
+    said = []
     for _ in range(6):
         page.click("[data-step=next]")
         scan(page, lang, "replay", [name])
+        said += page.locator(".replay ul.said li").all_inner_texts()
+    # a seat's line reads as a log line: "Ann: Discard 2 characters" (not "Ann Discard …")
+    mine = [line for line in said if line.startswith(name)]
+    assert mine and all(line.startswith(name + (":" if lang == "en" else " ")) for line in mine)
     page.click("[data-step=last]")
     scan(page, lang, "replay end", [name])
     page.goto(f"{server.http}/r/{code}")

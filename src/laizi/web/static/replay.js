@@ -19,7 +19,8 @@ function actName(type) {
 }
 
 function describe(ev, who) {
-  const name = ev.seat != null ? who(ev.seat) : "";
+  // "小明 打出 二万"; in English a log line with a colon: "Ann: Discard 2 characters".
+  const name = ev.seat != null ? `${who(ev.seat)}${getLang() === "en" ? ":" : ""}` : "";
   const tile = ev.tile ? tileName(ev.tile, getLang()) : "";
   const tiles = ev.tiles ? parseTiles(ev.tiles).map((x) => tileName(x, getLang())).join(" ") : "";
   switch (ev.type) {
