@@ -19,7 +19,7 @@ const schema = {
 fakePage({ lang: "en", schema });
 const chat = await import("../../src/laizi/web/static/chat.js");
 const i18n = await import("../../src/laizi/web/static/i18n.js");
-const { BUBBLE_MS, Bubbles, ChatMutes, TableChat, chatPhrases, phraseText } = chat;
+const { BUBBLE_MS, POP_MS, Bubbles, ChatMutes, TableChat, chatPhrases, phraseText } = chat;
 
 function memoryStorage() {
   const store = new Map();
@@ -66,9 +66,11 @@ test("a phrase shows as a bubble at its seat for 3 s, then the page is drawn wit
   assert.equal(page.chat.hear({ type: "chat", seat: 2, phrase: "nice" }), true);
   assert.equal(page.chat.bubbles.at(2), "nice");
   assert.deepEqual(timers.map(([, ms]) => ms), [BUBBLE_MS + 50]);
-  // seen from seat 1, seat 2 sits to the right
+  // seen from seat 1, seat 2 sits to the right; it pops in once, not at every redraw after
+  assert.match(page.chat.html(), /class="chat-bubble chat-right chat-new" data-chat-seat="2"[^>]*>Nice</);
+  tick(POP_MS);
   assert.match(page.chat.html(), /class="chat-bubble chat-right" data-chat-seat="2"[^>]*>Nice</);
-  tick(BUBBLE_MS - 1);
+  tick(BUBBLE_MS - POP_MS - 1);
   assert.equal(page.chat.bubbles.at(2), "nice");
   tick(1);
   assert.equal(page.chat.bubbles.at(2), null);

@@ -9,6 +9,8 @@ import { esc } from "./util.js";
 import { SCHEMA } from "./words.js";
 
 export const BUBBLE_MS = 3000;
+/** How long a new bubble pops in (the board is drawn again on every message: it pops once). */
+export const POP_MS = 250;
 const KEY = "laizi.chat";
 const ROOMS_KEPT = 20; // a seat's mute is kept for the last rooms only (codes are not reused)
 
@@ -91,6 +93,12 @@ export class Bubbles {
     this.shown.set(seat, { phrase, until: this.now() + BUBBLE_MS });
   }
 
+  /** Whether the bubble at `seat` appeared within `ms` (it pops in once, not at every redraw). */
+  fresh(seat, ms = POP_MS) {
+    const b = this.shown.get(seat);
+    return Boolean(b) && this.now() - (b.until - BUBBLE_MS) < ms;
+  }
+
   /** The phrase showing at `seat` now, or null (an old one is dropped). */
   at(seat) {
     const b = this.shown.get(seat);
@@ -149,8 +157,13 @@ export class TableChat {
     return true;
   }
 
-  /** The bubbles, the button and (open) the picker, drawn into the board. */
+  /** The bubbles (drawn into the board) and the controls (under it, beside one's hand). */
   html() {
+    return this.bubblesHtml() + this.controlsHtml();
+  }
+
+  /** The bubbles showing, each at its seat's place on the board. */
+  bubblesHtml() {
     const page = this.page;
     const base = page.seat ?? 0;
     const bubbles = [0, 1, 2, 3].map((seat) => {
@@ -158,11 +171,17 @@ export class TableChat {
       const text = id == null ? null : phraseText(id);
       if (text == null) return "";
       const pos = POSITIONS[(seat - base + 4) % 4];
-      return `<div class="chat-bubble chat-${pos}" data-chat-seat="${seat}" role="status" aria-label="${esc(t("chat_says", page.name(seat), text))}">${esc(text)}</div>`;
+      const pop = this.bubbles.fresh(seat) ? " chat-new" : "";
+      return `<div class="chat-bubble chat-${pos}${pop}" data-chat-seat="${seat}" role="status" aria-label="${esc(t("chat_says", page.name(seat), text))}">${esc(text)}</div>`;
     }).join("");
-    if (!chatPhrases().length) return bubbles;
+    return bubbles;
+  }
+
+  /** The button and (open) the picker; nothing when the server offers no phrases. */
+  controlsHtml() {
+    if (!chatPhrases().length) return "";
     const button = `<button class="chat-btn" data-chat="toggle" aria-expanded="${this.open}" aria-label="${t("chat")}">${t("chat")}</button>`;
-    return bubbles + button + (this.open ? this.pickerHtml() : "");
+    return button + (this.open ? this.pickerHtml() : "");
   }
 
   pickerHtml() {

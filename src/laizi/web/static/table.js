@@ -372,8 +372,8 @@ export class TablePage {
     const base = this.seat ?? 0;
     const seats = [0, 1, 2, 3].map((k) => seatHtml(this, (base + k) % 4, POSITIONS[k])).join("");
     const ponds = [0, 1, 2, 3].map((k) => pondHtml(this, (base + k) % 4, POSITIONS[k])).join("");
-    return `<div class="board">${seats}${ponds}${centreHtml(this)}${this.chat.html()}</div>` +
-      `<div class="me">${handHtml(this)}${hintsHtml(this)}${actionsHtml(this)}</div>` +
+    return `<div class="board">${seats}${ponds}${centreHtml(this)}${this.chat.bubblesHtml()}</div>` +
+      `<div class="me">${handHtml(this)}${hintsHtml(this)}${actionsHtml(this)}${this.chat.controlsHtml()}</div>` +
       `<div class="settlement ${this.end ? "open" : ""}" role="dialog" aria-label="${t("settlement")}"></div>` +
       `<div class="muted foot">${fairnessFootHtml(m.commitment, entropyHtml(this))}</div>`;
   }
