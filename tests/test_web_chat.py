@@ -4,20 +4,16 @@ right seat in its own language, and no longer after muting that seat (kept after
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
 
 from laizi.server.chat import PHRASES
 from tests.server_helpers import ServerProcess
-from tests.web_browser import PHONE, click_once, launch, new_page, shot
-
-SHOTS = Path(os.environ.get("LAIZI_SHOTS", "/tmp/shots27"))
-"""Where the screenshots a person looks at go (also kept with the test artifacts)."""
+from tests.web_browser import PHONE, click_once, launch, new_page
+from tests.web_match_helpers import shot_also
 
 HEARD = """
 () => { const p = window.laiziPage; if (p.heard) return; p.heard = [];
@@ -59,9 +55,8 @@ def at_table(browser: Browser, server: ServerProcess, code: str, lang: str, name
 
 
 def save(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled")
-    shot(page, name)
+    """A screenshot kept with the test artifacts (and in ``$LAIZI_SHOTS`` if set)."""
+    shot_also(page, name)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
