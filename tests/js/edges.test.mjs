@@ -22,6 +22,7 @@ test("a person with no name plays as 游客 + four digits, or Guest 1234, and ke
   assert.equal(playerName(() => 0.1), "游客5500"); // kept, not drawn again
   i18n.setLang("en");
   assert.equal(guestName("1234"), "Guest 1234");
+  assert.equal(playerName(), "Guest 5500"); // a guest name follows the reader's language
   localStorage.setItem("laizi.name", "  ");
   assert.match(playerName(), /^Guest [1-9]\d{3}$/);
   localStorage.setItem("laizi.name", "Ann");
