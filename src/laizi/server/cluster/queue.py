@@ -442,6 +442,9 @@ class ClusterQueueing(Queueing):
                 self.token, self.version = "", -1
             return False
         token, version, requests = str(begun[1]), int(begun[2]), list(begun[3])
+        # Redis lost its data (no state written there since) while this process was the
+        # matchmaker: the queue it holds is the last one — kept, and written back this round.
+        lost = version == 0 and bool(self.token) and self.version > 0
         if token != self.token:
             log.warning("matchmaker: this process holds the lease now (%s)", token)
             self.stats["taken"] += 1
@@ -462,6 +465,9 @@ class ClusterQueueing(Queueing):
             else:
                 self.mm.history = self.history
                 self.fresh_history = False
+        if lost:
+            log.warning("matchmaker: Redis lost the queue; this process's copy is written back")
+            self.version, self.committed = 0, ""
         if version != self.version:
             state = await redis.get(key("state"))
             self.committed = state or ""
