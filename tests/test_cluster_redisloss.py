@@ -167,3 +167,18 @@ def test_a_freshly_started_process_does_not_get_every_new_room(
         assert placed.count(first.port) >= 2 and placed.count(fresh.port) >= 2, placed
         for code in codes:
             check_table(first.port, code, [p for p in players if p.code == code])
+
+
+def test_the_secret_an_older_version_made_in_redis_is_kept_in_the_database(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """During a rolling upgrade the older processes show each other the secret they made in
+    Redis: the first newer process copies it into PostgreSQL, so old and new trust each other."""
+    import psycopg
+
+    cluster = Cluster(tmp_path, pg_url, redis_server, 1)
+    cluster.redis().set(cluster.prefix + "secret", "an older version's secret")
+    with cluster:
+        with psycopg.connect(pg_url) as c:
+            rows = c.execute("SELECT name, value FROM cluster_settings").fetchall()
+        assert rows == [(cluster.prefix + "secret", "an older version's secret")]

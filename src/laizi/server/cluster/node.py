@@ -198,7 +198,10 @@ class Cluster:
         self.lobby_wake = asyncio.Event()
         hub = self.hub
         # In the database, not in Redis: a Redis that lost its data must not split the cluster.
-        self.secret = self.store.shared_secret(self.key("secret"), secrets.token_hex(32))
+        # The first process of a version that keeps it there takes the one the processes of the
+        # version before made in Redis, if any: during a rolling upgrade they agree too.
+        fresh = await self.redis.get(self.key("secret")) or secrets.token_hex(32)
+        self.secret = self.store.shared_secret(self.key("secret"), str(fresh))
         quotas = ClusterQuotas(hub.limits, self)
         hub.quotas = quotas
         hub.lobby = ClusterLobby(self, hub.limits.lobby_cache_ms)
