@@ -182,29 +182,3 @@ def test_the_secret_an_older_version_made_in_redis_is_kept_in_the_database(
         with psycopg.connect(pg_url) as c:
             rows = c.execute("SELECT name, value FROM cluster_settings").fetchall()
         assert rows == [(cluster.prefix + "secret", "an older version's secret")]
-
-
-def test_the_queue_outlives_a_redis_restarted_empty(
-    tmp_path: Path, pg_url: str, own_redis: OwnRedis
-) -> None:
-    """Two people queued when Redis restarts without its data: the matchmaker writes back the
-    queue it holds, and they meet two newcomers at one table (without it, they were gone)."""
-    from tests.test_queue_cluster import ONLY_FULL, guest, one_table_each, seated, waiting
-    from tests.test_queue_cluster import run as run_for
-
-    with Cluster(tmp_path, pg_url, own_redis.url, 2, ONLY_FULL) as cluster:
-        a, b = cluster.nodes
-
-        async def main() -> None:
-            before = [await guest(a), await guest(b)]
-            while waiting(a) != 2:
-                await asyncio.sleep(0.1)
-            own_redis.restart_empty()
-            after = [await guest(a), await guest(b)]
-            pairs = before + after
-            clients, keys = [c for c, _ in pairs], [k for _, k in pairs]
-            rooms = await seated(clients, keys)
-            assert len(rooms) == 1
-            one_table_each(rooms, keys)
-
-        run_for(main)
