@@ -116,12 +116,17 @@ class FencedStore(Store):
             ).scalar_one()
         return str(found)
 
-    def live_codes(self, statuses: Sequence[str], code: str | None = None) -> list[str]:
-        """The codes of the rooms in one of ``statuses`` (only ``code``'s when given; no seats
-        read: the sweep for rooms that need an owner asks it every few seconds)."""
+    def live_codes(
+        self, statuses: Sequence[str], code: str | None = None, owned: bool = False
+    ) -> list[str]:
+        """The codes of the rooms in one of ``statuses`` (only ``code``'s when given; only the
+        ones some process has owned when ``owned``; no seats read: the sweep for rooms that
+        need an owner asks it every few seconds)."""
         query = select(rooms.c.code).where(rooms.c.status.in_(statuses))
         if code is not None:
             query = query.where(rooms.c.code == code)
+        if owned:
+            query = query.where(rooms.c.owner_epoch > 0)
         with self.engine.connect() as c:
             return [str(found) for found in c.execute(query).scalars()]
 

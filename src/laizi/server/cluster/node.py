@@ -216,7 +216,7 @@ class Cluster:
             )
         await self.beat()
         # Rooms the database holds unfinished must have an owner (after a full restart too).
-        await self.sweep()
+        await self.sweep(owned=False)
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.key("news"))
         sweep_s = SWEEP_LEASES * self.config.lease_ms / 1000
@@ -321,7 +321,7 @@ class Cluster:
             return False
         lost = bool(self.marker)
         self.marker = marker or ""
-        if lost or marker is None:
+        if lost:
             self.settle_until = self.loop.time() + self.config.lease_ms / 1000
         return lost
 
@@ -352,12 +352,15 @@ class Cluster:
         self.stats["registered_again"] += 1
         log.warning("Redis lost its data: %d room(s) of this process listed again", len(live))
 
-    async def sweep(self) -> None:
+    async def sweep(self, owned: bool = True) -> None:
         """List the database's unfinished rooms among those that need an owner (the reaper
-        takes the ones with no lease)."""
+        takes the ones with no lease).  Only the rooms some process has owned, but at start: a
+        matchmaker's room nobody took yet may be one of a round that is not written (frozen
+        matchmaker) — its round lists it, or closes it when fenced, which a takeover would
+        prevent."""
         if self.stopping:
             return
-        codes = self.store.live_codes(LIVE)
+        codes = self.store.live_codes(LIVE, owned=owned)
         if codes:
             await self.redis.sadd(self.key("rooms"), *codes)
 
