@@ -59,6 +59,48 @@ def redis_server() -> Iterator[str]:
         subprocess.run(["bash", REDIS_SH, "stop", where], capture_output=True, check=False)
 
 
+class OwnRedis:
+    """A Redis of one test's own (``deploy/redis.sh``, nothing saved to disk), on a fixed port:
+    it can be restarted empty — as an operator's Redis that lost its data."""
+
+    SH = str(ROOT / "deploy" / "redis.sh")
+
+    def __init__(self, where: Path) -> None:
+        self.where = str(where)
+        self.url = self._run("start")
+
+    def _run(self, command: str) -> str:
+        env = {**os.environ, "LAIZI_REDIS_SAVE": "no"}
+        done = subprocess.run(
+            ["bash", self.SH, command, self.where], capture_output=True, text=True, env=env
+        )
+        if done.returncode != 0:
+            pytest.fail(f"deploy/redis.sh {command}: {done.stderr[-500:]}")
+        return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+    def restart_empty(self) -> None:
+        """Stop it and start it again on the same port, without its data."""
+        self._run("stop")
+        assert self._run("start") == self.url
+
+    def close(self) -> None:
+        self._run("destroy")
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    """:class:`OwnRedis` (skipped like :func:`redis_server` when there is no redis-server)."""
+    if shutil.which("redis-server") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("redis-server is not installed (scripts/redis.sh install)")
+        pytest.skip("no redis-server (scripts/redis.sh install)")
+    server = OwnRedis(tmp_path / "redis")
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture
 def pg_url(postgres_server: str) -> Iterator[str]:
     """A fresh PostgreSQL database (dropped at the end)."""

@@ -1,10 +1,12 @@
-"""The shipped nginx configuration (deploy/nginx/laizi.conf) in front of two processes of a
-cluster: a real nginx, real players through it — one process killed under them — and a
-browser (Debian's Chromium) that plays a hand through it (issue 16)."""
+"""The shipped nginx configurations in front of two processes of a cluster: the site
+(deploy/nginx/laizi.conf) with real players through it — one process killed under them — and a
+browser (Debian's Chromium) that plays a hand through it (issue 16); the complete configuration
+(deploy/nginx/nginx.conf, issue 30) run as it is shipped, but for its ports and paths."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -32,33 +34,63 @@ __all__ = ["pg_url", "redis_server"]  # the fixtures, for pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "deploy" / "nginx" / "laizi.conf"
+COMPLETE = ROOT / "deploy" / "nginx" / "nginx.conf"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
-class Nginx:
-    """nginx with the shipped site, its upstream pointed at ``ports``, on a free port."""
+def _pointed(conf: str, ports: list[int], port: int) -> str:
+    """A shipped configuration with its upstream's servers at ``ports``, listening on ``port``
+    of 127.0.0.1 only."""
 
-    def __init__(self, where: Path, ports: list[int]) -> None:
+    def servers(found: re.Match[str]) -> str:
+        indent = found.group(2)
+        return "".join(
+            f"{indent}server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n" for p in ports
+        )
+
+    conf, count = re.subn(r"(( *)server 127\.0\.0\.1:\d+ [^\n]*\n)+", servers, conf)
+    assert count == 1, "the upstream block of the shipped nginx configuration moved"
+    conf = conf.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    return re.sub(r" *listen \[::\]:80;\n", "", conf)
+
+
+def _temp_paths(where: Path) -> str:
+    return "".join(
+        f"  {kind}_temp_path {where / kind};\n"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+
+
+class Nginx:
+    """nginx with the shipped site, its upstream pointed at ``ports``, on a free port (or with
+    the shipped complete configuration, as it is but for its ports and paths)."""
+
+    def __init__(self, where: Path, ports: list[int], complete: bool = False) -> None:
         self.port = free_port()
         self.where = where
-        site = SITE.read_text()
-        servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n" for p in ports)
-        site, count = re.subn(r"(    server 127\.0\.0\.1:\d+ [^\n]*\n)+", servers, site)
-        assert count == 1, "the upstream block of deploy/nginx/laizi.conf moved"
-        site = site.replace("listen 80;", f"listen 127.0.0.1:{self.port};")
-        site = site.replace("listen [::]:80;\n", "")
-        (where / "laizi.conf").write_text(site)
         user = "user root;\n" if os.geteuid() == 0 else ""
-        temp = "".join(
-            f"  {kind}_temp_path {where / kind};\n"
-            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-        )
+        if complete:
+            conf = _pointed(COMPLETE.read_text(), ports, self.port)
+            for shipped, here in [
+                ("user www-data;\n", user),
+                ("pid /run/nginx.pid;", f"pid {where / 'nginx.pid'};"),
+                ("error_log /var/log/nginx/error.log", f"error_log {where / 'error.log'}"),
+                ("access_log /var/log/nginx/access.log;", f"access_log {where / 'access.log'};"),
+                ("http {\n", "http {\n" + _temp_paths(where)),
+            ]:
+                assert shipped in conf, f"deploy/nginx/nginx.conf: {shipped!r} moved"
+                conf = conf.replace(shipped, here, 1)
+            (where / "nginx.conf").write_text(conf)
+            self.proc: subprocess.Popen[bytes] | None = None
+            return
+        (where / "laizi.conf").write_text(_pointed(SITE.read_text(), ports, self.port))
         (where / "nginx.conf").write_text(
             f"{user}worker_processes 1;\npid {where / 'nginx.pid'};\n"
             f"error_log {where / 'error.log'} warn;\nevents {{ worker_connections 1024; }}\n"
-            f"http {{\n  access_log off;\n{temp}  include {where / 'laizi.conf'};\n}}\n"
+            f"http {{\n  access_log off;\n{_temp_paths(where)}"
+            f"  include {where / 'laizi.conf'};\n}}\n"
         )
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc = None
 
     def __enter__(self) -> Nginx:
         conf = str(self.where / "nginx.conf")
@@ -97,20 +129,39 @@ class Nginx:
         return f"http://127.0.0.1:{self.port}"
 
 
-@pytest.fixture
-def proxied(tmp_path: Path, pg_url: str, redis_server: str) -> Iterator[tuple[Cluster, Nginx]]:
+def _need_nginx() -> None:
+    """nginx, installed from Debian (``nginx-light``) when it is missing and we may."""
+    global NGINX
+    if not Path(NGINX).exists() and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "install", "-y", "-qq", "nginx-light"], env=env, check=False)
+        NGINX = shutil.which("nginx") or NGINX
     if not Path(NGINX).exists():
         if os.environ.get("CI") == "true":
-            pytest.fail("nginx is not installed")
-        pytest.skip("nginx is not installed")
+            pytest.fail("nginx is not installed (apt-get install nginx-light)")
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+
+
+@contextlib.contextmanager
+def _behind_nginx(
+    tmp_path: Path, pg_url: str, redis_server: str, complete: bool = False
+) -> Iterator[tuple[Cluster, Nginx]]:
+    """Two processes of a cluster behind nginx (the site, or the ``complete`` configuration)."""
+    _need_nginx()
     where = tmp_path / "nginx"
     where.mkdir()
     flags = ("--proxy-headers", "127.0.0.1")
     with (
         Cluster(tmp_path, pg_url, redis_server, 2, flags) as cluster,
-        Nginx(where, [n.port for n in cluster.nodes]) as nginx,
+        Nginx(where, [n.port for n in cluster.nodes], complete) as nginx,
     ):
         yield cluster, nginx
+
+
+@pytest.fixture
+def proxied(tmp_path: Path, pg_url: str, redis_server: str) -> Iterator[tuple[Cluster, Nginx]]:
+    with _behind_nginx(tmp_path, pg_url, redis_server) as both:
+        yield both
 
 
 def _create(base: str, **table: object) -> dict[str, object]:
@@ -176,3 +227,45 @@ def test_a_browser_plays_a_hand_through_nginx(proxied: tuple[Cluster, Nginx]) ->
         page.wait_for_selector(".seed-check[data-state=ok]")
         assert str(record[-1]["seed"]) in page.inner_text(".seed")
         assert errors == []
+
+
+def _server_block(conf: str) -> list[str]:
+    lines = [line.strip() for line in conf.splitlines()]
+    return lines[lines.index("listen 80;") : lines.index("proxy_buffering off;") + 1]
+
+
+def test_the_complete_nginx_configuration_has_the_site_s_server_block() -> None:
+    """deploy/nginx/nginx.conf and deploy/nginx/laizi.conf proxy the same way."""
+    assert _server_block(COMPLETE.read_text()) == _server_block(SITE.read_text())
+
+
+@pytest.mark.slow
+def test_a_match_plays_through_the_complete_nginx_configuration(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """The shipped nginx.conf (its http block, its upstream of every process, the WebSocket
+    upgrade, its timeouts) run by a real nginx in front of two processes: rooms made through
+    it land on both, a player and a spectator play a match to its end through it over
+    WebSocket (nginx's own log written where the configuration says)."""
+    with _behind_nginx(tmp_path, pg_url, redis_server, complete=True) as (cluster, nginx):
+        table = {**FAST_TABLE, "players": 1, "hands": 1}
+        codes = [str(_create(nginx.http, **table)["code"]) for _ in range(2)]
+        assert {cluster.owner_port(c) for c in codes} == {n.port for n in cluster.nodes}
+        players = [Player(code, [nginx.port], seed=i) for i, code in enumerate(codes)]
+        watcher = Player(codes[0], [nginx.port], seed=9, spectate=True)
+
+        async def run() -> None:
+            deadline = time.monotonic() + 120
+            # the spectator is there before the match starts (it sees it all)
+            tasks = [asyncio.create_task(watcher.run(deadline))]
+            while watcher.last_seq is None:
+                await asyncio.sleep(0.05)
+                assert time.monotonic() < deadline
+            tasks += [asyncio.create_task(p.run(deadline)) for p in players]
+            await asyncio.gather(*tasks)
+
+        asyncio.run(run())
+        for player in players:
+            viewers = [player, watcher] if player.code == codes[0] else [player]
+            check_table(nginx.port, player.code, viewers)
+        assert "access.log" in os.listdir(nginx.where)

@@ -19,8 +19,8 @@ from tests.server_helpers import FAST_HASH, alembic_config
 ACCOUNTS_REVISION = "0003"
 """The migration of issue 8's tables."""
 ISSUE_8_TABLES = {"accounts", "sessions", "seat_accounts", "standings", "match_results"}
-COMPARED = ISSUE_8_TABLES | {"reserved_seats"}
-"""The tables whose migrated schema is compared with the code's (issue 26's too)."""
+COMPARED = ISSUE_8_TABLES | {"reserved_seats", "cluster_settings"}
+"""The tables whose migrated schema is compared with the code's (issues 26 and 30's too)."""
 
 
 def test_the_migrations_have_one_head() -> None:

@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster_helpers import Cluster, Node, create_room, get, pg_url, redis_server
+from tests.cluster_helpers import Cluster, Node, OwnRedis, create_room, get, pg_url, redis_server
 from tests.server_helpers import Client, connect, free_port, login_cookie
 
 __all__ = ["pg_url", "redis_server"]  # the fixtures, for pytest
@@ -550,3 +550,31 @@ def test_postgres_down_for_ten_seconds_requeues_the_match_and_matches_resume(
             assert all(len(s) == 1 for s in rooms_sent(clients))
 
         run(main)
+
+
+def test_the_queue_outlives_a_redis_restarted_empty(tmp_path: Path, pg_url: str) -> None:
+    """Two people queued when Redis restarts without its data (issue 30): the matchmaker writes
+    back the queue it holds, and they meet two newcomers at one table (without it, they were
+    gone)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("no redis-server")
+    redis = OwnRedis(tmp_path / "redis")
+    try:
+        with Cluster(tmp_path, pg_url, redis.url, 2, ONLY_FULL) as cluster:
+            a, b = cluster.nodes
+
+            async def main() -> None:
+                before = [await guest(a), await guest(b)]
+                while waiting(a) != 2:
+                    await asyncio.sleep(0.1)
+                redis.restart_empty()
+                after = [await guest(a), await guest(b)]
+                pairs = before + after
+                clients, keys = [c for c, _ in pairs], [k for _, k in pairs]
+                rooms = await seated(clients, keys)
+                assert len(rooms) == 1
+                one_table_each(rooms, keys)
+
+            run(main)
+    finally:
+        redis.close()

@@ -56,6 +56,7 @@ __all__ = [
     "Refusal",
     "RoomRow",
     "Store",
+    "cluster_settings",
     "database_url",
     "default_db_url",
     "finished_hands",
@@ -127,6 +128,15 @@ events = Table(
     Column("body", Text, nullable=False),
     Column("epoch", Integer, nullable=False, server_default="0"),  # the owner that wrote it
 )
+
+cluster_settings = Table(
+    "cluster_settings",
+    metadata,
+    Column("name", String(128), primary_key=True),
+    Column("value", String(256), nullable=False),
+)
+"""What the processes of a cluster must agree on and keep across a Redis that lost its data
+(the shared secret, named ``PREFIXsecret``): ``laizi.server.cluster.fence``."""
 
 
 def database_url(url: str) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import event, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from laizi.server.matched import SeatClaim
 from laizi.server.store import (
@@ -36,6 +37,7 @@ from laizi.server.store import (
     _insert_hand,
     _set_seat,
     _set_status,
+    cluster_settings,
     rooms,
 )
 from laizi.server.writer import unreachable
@@ -99,6 +101,35 @@ class FencedStore(Store):
             ).scalar_one()
         self.epochs[room_id] = int(epoch)
         return int(epoch)
+
+    def shared_secret(self, name: str, fresh: str) -> str:
+        """The cluster's secret named ``name``: ``fresh`` if no process stored one before, else
+        the stored one — every process gets the same, whatever Redis lost (one statement:
+        two processes starting together cannot both win)."""
+        with self.engine.begin() as c:
+            c.execute(
+                pg_insert(cluster_settings)
+                .values(name=name, value=fresh)
+                .on_conflict_do_nothing(index_elements=["name"])
+            )
+            found = c.execute(
+                select(cluster_settings.c.value).where(cluster_settings.c.name == name)
+            ).scalar_one()
+        return str(found)
+
+    def live_codes(
+        self, statuses: Sequence[str], code: str | None = None, owned: bool = False
+    ) -> list[str]:
+        """The codes of the rooms in one of ``statuses`` (only ``code``'s when given; only the
+        ones some process has owned when ``owned``; no seats read: the sweep for rooms that
+        need an owner asks it every few seconds)."""
+        query = select(rooms.c.code).where(rooms.c.status.in_(statuses))
+        if code is not None:
+            query = query.where(rooms.c.code == code)
+        if owned:
+            query = query.where(rooms.c.owner_epoch > 0)
+        with self.engine.connect() as c:
+            return [str(found) for found in c.execute(query).scalars()]
 
     def release(self, room_id: int) -> None:
         """Forget a room (dropped or over): its hands too."""

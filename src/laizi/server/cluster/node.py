@@ -14,6 +14,12 @@
   (and at once on an ``orphan`` notice) for rooms with no lease — their owner died (its leases
   lapsed) or handed them over — and takes them, the least-loaded process first; a room orphaned
   for longer than a lease is taken by whoever sees it.
+- **Redis losing its data** (a restart without it, a flush).  The marker ``up`` changes; each
+  process, when it sees that, writes again what it keeps in Redis (its leases at once, its
+  rooms in ``rooms``, their makers' counts, its lobby entries and connection counts) and takes
+  no room for a lease.  Every two leases each process also lists the database's unfinished
+  rooms in ``rooms`` (:meth:`Cluster.sweep`).  The news listener subscribes again, backing off;
+  the client retries commands on the stale connections; the shared secret is in PostgreSQL.
 - **Hand-over.** On SIGTERM (uvicorn's shutdown) the rooms stop, what was accepted is committed,
   the leases are deleted and an ``orphan`` notice is published for each room: the other
   processes take them at once, without waiting for a lease to lapse.
@@ -33,6 +39,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from laizi.rules import Settings
 from laizi.server.cluster import scripts
@@ -60,6 +70,29 @@ __all__ = ["Cluster", "ClusterConfig"]
 log = logging.getLogger("laizi.server.cluster")
 
 LIVE = ("waiting", "playing")
+
+LISTEN_BACKOFF_S = (0.1, 5.0)
+"""The news listener's wait before it subscribes again after losing Redis: from the first,
+doubled at each failure, up to the second."""
+UNLIMITED = 1 << 30
+"""The limits given to the quota script when a room is counted again (it was allowed once)."""
+SWEEP_LEASES = 2
+"""The unfinished rooms of the database are listed in ``rooms`` every this many leases (the
+rooms then get an owner even if Redis lost the list and the process that would have told it
+again died too)."""
+
+
+def redis_client(url: str) -> Any:
+    """The asyncio client of a cluster (answers decoded to ``str``).  A command that meets a
+    connection Redis closed — Redis restarted: every pooled connection is stale — is tried again
+    on a new one (three times, backing off), instead of failing the request that used it."""
+    retry = Retry(ExponentialBackoff(cap=0.5, base=0.02), 3)
+    return aioredis.from_url(
+        url,
+        decode_responses=True,
+        retry=retry,
+        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+    )
 
 
 class Forwarding(Protocol):
@@ -95,8 +128,8 @@ class Cluster:
         self.hub = hub
         self.store = store
         self.config = config
-        self.redis: Any = aioredis.from_url(config.redis_url, decode_responses=True)
-        """The asyncio client (answers decoded to ``str``)."""
+        self.redis: Any = redis_client(config.redis_url)
+        """The asyncio client (answers decoded to ``str``; stale connections retried)."""
         self.node = secrets.token_hex(6)
         """This process's id in the cluster (new at every start)."""
         self.secret = ""
@@ -121,6 +154,10 @@ class Cluster:
         """``httpx.AsyncClient`` for requests forwarded to other processes (made once: making
         one costs tens of milliseconds of CPU)."""
         self.stopping = False
+        self.marker = ""
+        """The marker ``up`` this process last saw in Redis (a new one: Redis lost its data)."""
+        self.settle_until = 0.0
+        """Until when this process takes no room (a lease after Redis lost its data)."""
         store.on_lost = self._lost_ids
 
     # -- keys and helpers ------------------------------------------------------------------------
@@ -160,8 +197,11 @@ class Cluster:
         self.wake = asyncio.Event()
         self.lobby_wake = asyncio.Event()
         hub = self.hub
-        await self.redis.set(self.key("secret"), secrets.token_hex(32), nx=True)
-        self.secret = str(await self.redis.get(self.key("secret")))
+        # In the database, not in Redis: a Redis that lost its data must not split the cluster.
+        # The first process of a version that keeps it there takes the one the processes of the
+        # version before made in Redis, if any: during a rolling upgrade they agree too.
+        fresh = await self.redis.get(self.key("secret")) or secrets.token_hex(32)
+        self.secret = self.store.shared_secret(self.key("secret"), str(fresh))
         quotas = ClusterQuotas(hub.limits, self)
         hub.quotas = quotas
         hub.lobby = ClusterLobby(self, hub.limits.lobby_cache_ms)
@@ -176,15 +216,15 @@ class Cluster:
             )
         await self.beat()
         # Rooms the database holds unfinished must have an owner (after a full restart too).
-        codes = [row.code for row in self.store.rooms(LIVE)]
-        if codes:
-            await self.redis.sadd(self.key("rooms"), *codes)
+        await self.sweep(owned=False)
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.key("news"))
+        sweep_s = SWEEP_LEASES * self.config.lease_ms / 1000
         self.tasks = [
             self.loop.create_task(self._every(self.beat, self.beat_s, None)),
             self.loop.create_task(self._every(self.reap, self.beat_s, self.wake)),
             self.loop.create_task(self._every(self.publish_lobby, 1.0, self.lobby_wake)),
+            self.loop.create_task(self._every(self.sweep, sweep_s, None)),
             self.loop.create_task(self._listen(pubsub)),
         ]
         await self.reap()
@@ -261,22 +301,83 @@ class Cluster:
 
     # -- presence and leases ---------------------------------------------------------------------
     def load(self) -> int:
-        return len(self.hub.rooms) + len(self.pending)
+        """The live tables here (waiting or playing) and the rooms being made or taken: not
+        the finished rooms kept in memory a while for their late readers."""
+        live = sum(1 for room in self.hub.rooms.values() if room.status in LIVE)
+        return live + len(self.pending)
 
     async def beat(self) -> None:
-        """Presence, load, and every lease renewed at once; a lease found lost drops its room."""
+        """Presence, load, and every lease renewed at once; a lease found lost drops its room.
+        The marker ``up`` (no expiry; made by the first process to find it missing) changed
+        since the last beat means Redis lost its data (a restart without it, a flush): what this
+        process keeps there is written again.  Nothing once stopping."""
         if self.stopping:
             return
         ms = self.config.lease_ms
         info = {"address": self.config.advertise, "rooms": self.load(), "conns": len(self.sockets)}
         pipe = self.redis.pipeline(transaction=False)
+        pipe.set(self.key("up"), f"{self.node}:{secrets.token_hex(4)}", nx=True)
+        pipe.get(self.key("up"))
         pipe.set(self.key("node:" + self.node), encode_entry(info), px=ms)
         pipe.sadd(self.key("nodes"), self.node)
         pipe.hset(self.key("load"), self.node, self.load())
         pipe.pexpire(self.key("conns:" + self.node), 2 * ms)
         pipe.pexpire(self.key("lobby:" + self.node), 2 * ms)
-        await pipe.execute()
+        lost = self.marker_seen((await pipe.execute())[1])
         await self.renew()
+        if lost:
+            await self.register_again()
+
+    def marker_seen(self, marker: str | None) -> bool:
+        """Compare the marker ``up`` with the one seen before: True if Redis lost its data
+        since.  For a lease from then on this process takes no room (the owners have not all
+        renewed their leases yet: their rooms would look orphaned)."""
+        if marker == self.marker:
+            return False
+        lost = bool(self.marker)
+        self.marker = marker or ""
+        if lost:
+            self.settle_until = self.loop.time() + self.config.lease_ms / 1000
+        return lost
+
+    async def register_again(self) -> None:
+        """Redis lost its data: list this process's unfinished rooms (and the database's) among
+        the rooms that need an owner, count them against their makers again, publish its lobby
+        entries and connection counts again.  The leases came back with :meth:`renew`."""
+        hub = self.hub
+        live = [code for code, room in hub.rooms.items() if room.status in LIVE]
+        pipe = self.redis.pipeline(transaction=False)
+        if live:
+            pipe.sadd(self.key("rooms"), *live)
+        key = self.key
+        quotas = hub.quotas
+        for code in live:
+            found = quotas.owners.get(code)
+            if found is None or found[0].address == "(recovered)":
+                continue  # a room taken over: its maker is not known here
+            if isinstance(quotas, ClusterQuotas):  # counted as it was, whatever the limits now
+                pipe.eval(*quotas.room_add(code, *found, (UNLIMITED,) * 3))
+        if quotas.connections:
+            pipe.hset(key("conns:" + self.node), mapping=dict(quotas.connections))
+            pipe.pexpire(key("conns:" + self.node), 2 * self.config.lease_ms)
+        await pipe.execute()
+        self.lobby_sent = {}
+        await self.publish_lobby()
+        await self.sweep()
+        self.stats["registered_again"] += 1
+        log.warning("Redis lost its data: %d room(s) of this process listed again", len(live))
+
+    async def sweep(self, owned: bool = True) -> None:
+        """List the database's unfinished rooms among those that need an owner (the reaper
+        takes the ones with no lease).  Only the rooms some process has owned, but at start: a
+        matchmaker's room nobody took yet may be one of a round that is not written (frozen
+        matchmaker) — its round lists it, or closes it when fenced, which a takeover would
+        prevent."""
+        if self.stopping:
+            return
+        codes = self.store.live_codes(LIVE, owned=owned)
+        if codes:
+            await self.redis.sadd(self.key("rooms"), *codes)
 
     async def renew(self) -> None:
         """Renew every lease at once; a lease another process holds now drops its room here
@@ -338,6 +439,18 @@ class Cluster:
             return None
         return node, str(msgspec.json.decode(info)["address"])
 
+    async def owner_of_live(self, code: str) -> tuple[str, str] | None:
+        """:meth:`owner`, waiting up to a lease for one when the database says the room is not
+        over yet (between owners: a failover, or Redis restarted without its leases)."""
+        found = await self.owner(code)
+        if found is not None or code not in self.store.live_codes(LIVE, code):
+            return found
+        deadline = self.loop.time() + self.config.lease_ms / 1000
+        while found is None and self.loop.time() < deadline:
+            await asyncio.sleep(0.1)
+            found = await self.owner(code)
+        return found
+
     async def live_loads(self) -> dict[str, int]:
         """Rooms held by each live process (this one included)."""
         loads = await self.redis.hgetall(self.key("load"))
@@ -369,7 +482,14 @@ class Cluster:
         if self.stopping or self.hub.failing_since is not None:
             return
         hub = self.hub
-        codes = await self.redis.smembers(self.key("rooms"))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(self.key("up"))
+        pipe.smembers(self.key("rooms"))
+        marker, codes = await pipe.execute()
+        if self.marker_seen(marker):
+            self.spawn(self.register_again())
+        if self.loop.time() < self.settle_until:
+            return  # Redis lost its data a moment ago: the owners are renewing their leases
         candidates = sorted(c for c in codes if c not in hub.rooms and c not in self.pending)
         if not candidates:
             self.orphan_since.clear()
@@ -526,18 +646,43 @@ class Cluster:
 
     # -- news ------------------------------------------------------------------------------------
     async def _listen(self, pubsub: Any) -> None:
+        """Read the ``news`` channel for as long as the process runs: a connection lost (Redis
+        restarted or unreachable) is subscribed again, backing off, and logged."""
+        wait = LISTEN_BACKOFF_S[0]
         while True:
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-            if message is None:
-                continue
-            parts = str(message["data"]).split()
-            if parts[:1] == ["orphan"]:
-                self.wake.set()
-            elif parts[:1] == ["owner"] and len(parts) == 3:
-                _, code, node = parts
-                for relay in list(self.relays.get(code, ())):
-                    if relay.node != node:
-                        relay.moved()
+            try:
+                if pubsub is None:
+                    pubsub = self.redis.pubsub()
+                    await pubsub.subscribe(self.key("news"))
+                    self.stats["resubscribed"] += 1
+                    log.warning("the news channel is subscribed again")
+                    self.wake.set()  # an orphan notice may have been missed meanwhile
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    wait = LISTEN_BACKOFF_S[0]
+                    if message is not None:
+                        self.news(str(message["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("the news channel was lost (%s): subscribing in %.1f s", error, wait)
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                pubsub = None
+                await asyncio.sleep(wait)
+                wait = min(2 * wait, LISTEN_BACKOFF_S[1])
+
+    def news(self, text: str) -> None:
+        """One notice of the ``news`` channel."""
+        self.stats["news"] += 1
+        parts = text.split()
+        if parts[:1] == ["orphan"]:
+            self.wake.set()
+        elif parts[:1] == ["owner"] and len(parts) == 3:
+            _, code, node = parts
+            for relay in list(self.relays.get(code, ())):
+                if relay.node != node:
+                    relay.moved()
 
     # -- connections and addresses ---------------------------------------------------------------
     async def connect(self, address: str) -> str | None:
@@ -618,6 +763,9 @@ class Cluster:
             "lost": self.stats["lost"],
             "fenced": self.store.fenced,
             "late_beats": self.stats["late"],
+            "news": self.stats["news"],
+            "resubscribed": self.stats["resubscribed"],
+            "registered_again": self.stats["registered_again"],
         }
 
 

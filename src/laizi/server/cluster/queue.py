@@ -108,6 +108,9 @@ class ClusterQueueing(Queueing):
         """The lease's token while this process is the matchmaker ('' otherwise)."""
         self.version = -1
         """The version of ``mm:state`` that :attr:`mm` holds (-1: none: read it first)."""
+        self.known = -1
+        """The last version of ``mm:state`` this process read or wrote (kept when a round fails:
+        if Redis then comes back without its data, :attr:`mm` is the last queue there was)."""
         self.committed = ""
         self.fresh_history = False
         self.unsure: list[str] = []
@@ -424,6 +427,14 @@ class ClusterQueueing(Queueing):
         redis = self.cluster.redis
         key = self.key_name
         lease_ms = self.cluster.config.lease_ms
+        if not self.token:
+            # Redis lost its data a moment ago: the matchmaker of before (it holds the queue)
+            # takes the lease again first, rather than this process with an empty queue.
+            cluster = self.cluster
+            if cluster.marker_seen(await redis.get(cluster.key("up"))):
+                cluster.spawn(cluster.register_again())
+            if cluster.loop.time() < cluster.settle_until:
+                return False
         begun = await redis.eval(
             scripts.MM_BEGIN,
             4,
@@ -442,6 +453,9 @@ class ClusterQueueing(Queueing):
                 self.token, self.version = "", -1
             return False
         token, version, requests = str(begun[1]), int(begun[2]), list(begun[3])
+        # Redis lost its data (no state written there since) while this process was the
+        # matchmaker: the queue it holds is the last one — kept, and written back this round.
+        lost = version == 0 and bool(self.token) and self.known > 0
         if token != self.token:
             log.warning("matchmaker: this process holds the lease now (%s)", token)
             self.stats["taken"] += 1
@@ -462,13 +476,16 @@ class ClusterQueueing(Queueing):
             else:
                 self.mm.history = self.history
                 self.fresh_history = False
+        if lost:
+            log.warning("matchmaker: Redis lost the queue; this process's copy is written back")
+            self.version, self.committed = 0, ""
         if version != self.version:
             state = await redis.get(key("state"))
             self.committed = state or ""
             found = json.loads(state) if state else {"mm": self.empty, "homes": {}}
             self.mm.restore(found["mm"])
             self.homes = dict(found["homes"])
-            self.version = version
+            self.version = self.known = version
         if not requests and not full:
             return True
         gone = await self._homes_gone() if full else set()
@@ -521,6 +538,7 @@ class ClusterQueueing(Queueing):
             self._void(made)
             return False
         self.version, self.committed = version + 1, state
+        self.known = self.version
         return True
 
     async def _homes_gone(self) -> set[str]:

@@ -11,7 +11,7 @@ is one more hop for the relayed connections (a few tens of microseconds of CPU p
 front).
 
 The owner trusts what a front says about the client (its address, for the per-address limits)
-only with the cluster's shared secret (``X-Laizi-Cluster``, from Redis), so a client cannot
+only with the cluster's shared secret (``X-Laizi-Cluster``, kept in PostgreSQL), so a client cannot
 pose as a front.  The client's session cookie is passed on (only when the front itself would
 have believed it: not for a page of another site), so the owner sees the same account.
 
@@ -406,7 +406,7 @@ async def _at_owner(
         return here(room)
     if not trusted(cluster, request.headers) and len(code) <= 16:
         try:
-            owner = await cluster.owner(code)
+            owner = await cluster.owner_of_live(code)
         except RedisError as error:
             log.warning("room %s: Redis did not answer (%s)", code, error)
             return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})

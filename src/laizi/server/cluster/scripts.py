@@ -2,7 +2,10 @@
 
 Every key starts with the cluster's prefix (``laizi:`` by default, ``--redis-prefix``):
 
-- ``secret`` (string): the key processes show each other on internal requests;
+- ``up`` (string, no expiry): made by the first process that finds it missing — a new value
+  tells every process that Redis lost its data (:meth:`laizi.server.cluster.node.Cluster.beat`);
+  the secret the processes show each other is not in Redis but in PostgreSQL
+  (``cluster_settings``);
 - ``nodes`` (set): the processes that joined; ``node:ID`` (string, expires): a live process, its
   address and load (renewed by its heartbeat); ``load`` (hash): process → rooms it holds;
 - ``rooms`` (set): the codes of the rooms not yet over (each must have an owner);

@@ -198,26 +198,23 @@ class ClusterQuotas(Quotas):
         """The room moved to another process: only this process's counts forget it."""
         super().release_room(code)
 
+    def room_add(
+        self, code: str, owner: Owner, bots_only: bool, bounds: tuple[int, int, int]
+    ) -> tuple[Any, ...]:
+        """The arguments of ``EVAL`` for ``ROOM_ADD``: count ``code`` against its maker unless
+        that goes past ``bounds`` (rooms per address, per account, bots-only per account)."""
+        key = self.cluster.key
+        keys = (key("quota:room"), key("quota:address"), key("quota:account"), key("quota:bots"))
+        account = "" if owner.account is None else str(owner.account)
+        bots = "1" if bots_only else "0"
+        return (scripts.ROOM_ADD, 4, *keys, code, owner.address, account, bots, *bounds)
+
     async def add_shared(self, code: str, owner: Owner, bots_only: bool) -> None:
         """Count a new room against its maker in Redis, or :class:`LimitError` (with the same
         codes and messages as one process's)."""
-        key = self.cluster.key
         limits = self.limits
-        found = await self.cluster.redis.eval(
-            scripts.ROOM_ADD,
-            4,
-            key("quota:room"),
-            key("quota:address"),
-            key("quota:account"),
-            key("quota:bots"),
-            code,
-            owner.address,
-            "" if owner.account is None else str(owner.account),
-            "1" if bots_only else "0",
-            limits.rooms_per_address,
-            limits.rooms_per_account,
-            limits.bot_rooms_per_account,
-        )
+        bounds = (limits.rooms_per_address, limits.rooms_per_account, limits.bot_rooms_per_account)
+        found = await self.cluster.redis.eval(*self.room_add(code, owner, bots_only, bounds))
         if int(found[0]) == 0:
             return
         # Refused: the counts that refused it, checked by one process's own rules (its messages).
