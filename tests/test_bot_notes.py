@@ -46,7 +46,7 @@ def test_the_lobby_schema_offers_expert_and_explain_bots(server: ServerProcess) 
     assert status == 200
     fields = {f["key"]: f for f in json.loads(body)["table"]["fields"]}
     level = {c["value"]: c["label"] for c in fields["bot_level"]["choices"]}
-    assert level["expert"] == {"zh": "专家", "en": "expert"}
+    assert level["expert"] == {"zh": "专家", "en": "Expert"}  # a word (issue 27)
     explain = fields["explain_bots"]
     assert explain["type"] == "bool"
     assert explain["label"] == {"zh": "机器人说明理由", "en": "Bots explain their decisions"}
@@ -174,7 +174,7 @@ def test_the_lobby_offers_the_expert_level_in_both_languages(tmp_path_factory) -
 
     with ServerProcess(tmp_path_factory.mktemp("notes-lobby") / "db.sqlite3") as server:
         for browser in launch():
-            for lang, expert, label in (("zh", "专家", "机器人说明理由"), ("en", "expert", "Bots")):
+            for lang, expert, label in (("zh", "专家", "机器人说明理由"), ("en", "Expert", "Bots")):
                 page, errors = new_page(browser)
                 page.add_init_script(f"localStorage.setItem('laizi.lang', '{lang}')")
                 page.goto(server.http + "/")

@@ -224,6 +224,7 @@ def test_a_browser_plays_a_hand_through_nginx(proxied: tuple[Cluster, Nginx]) ->
         assert status == 200
         record = parse_record(raw.decode())
         assert verify(record).ok
+        page.click(".settlement .fairness summary")  # 公平性: the proof is folded (issue 27)
         page.wait_for_selector(".seed-check[data-state=ok]")
         assert str(record[-1]["seed"]) in page.inner_text(".seed")
         assert errors == []

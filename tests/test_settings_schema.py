@@ -10,6 +10,7 @@ import pytest
 
 from laizi.rules import PRESETS, SettingsError, preset
 from laizi.rules.schema import settings_schema
+from laizi.server.chat import chat_words
 from laizi.server.schema import game_words, room_schema, table_schema
 from laizi.server.table import TableSettings, TableSettingsError
 
@@ -129,4 +130,5 @@ def test_the_room_schema_is_both_parts_and_the_games_words() -> None:
         "rules": settings_schema(),
         "table": table_schema(),
         "words": game_words(),
+        "chat": chat_words(),
     }

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from laizi.server.store import Store
 from tests.page_scan import scan
@@ -94,7 +94,7 @@ def test_a_table_with_bots_says_at_its_end_that_ranks_did_not_move(
         page.goto(srv.http + "/")
         # where one creates or joins a room, the page says which tables move ranks
         rule = page.locator("[data-ranks-rule]")
-        assert rule.count() == 2
+        expect(rule).to_have_count(2)  # drawn once the schema has come
         assert "友人场（链接开房）、休闲场和有机器人的牌桌都不改变" in rule.first.inner_text()
         create_room(page, srv.http, "Solo", hands="1")
         _play_out([page])

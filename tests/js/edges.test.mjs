@@ -13,7 +13,7 @@ fakePage({ lang: "zh", schema });
 const i18n = await import("../../src/laizi/web/static/i18n.js");
 const { guestName, playerName } = await import("../../src/laizi/web/static/guestname.js");
 const { tileName } = await import("../../src/laizi/web/static/tiles.js");
-const { rulesText } = await import("../../src/laizi/web/static/fairness.js");
+const { fairnessFootHtml, footClicked, rulesText } = await import("../../src/laizi/web/static/fairness.js");
 
 test("a person with no name plays as 游客 + four digits, or Guest 1234, and keeps it", () => {
   i18n.setLang("zh");
@@ -43,4 +43,21 @@ test("the fairness disclosure names the rules in words, the fingerprint said as 
   assert.equal(rulesText("toy-preset", "a035bc4f2473"), "规则：玩具 规则（规则指纹 a035bc4f2473）");
   i18n.setLang("en");
   assert.equal(rulesText("toy-preset", "a035bc4f2473"), "Rules: Toy rules (rules fingerprint a035bc4f2473)");
+});
+
+test("a click on the table's fairness disclosure keeps it open through the next redraw", () => {
+  // the click is remembered at once: the toggle event comes later, after a redraw may have come
+  const details = { open: false, dataset: { fairness: "foot" } };
+  const summary = { parentElement: details, closest: () => summary };
+  assert.doesNotMatch(fairnessFootHtml("ab".repeat(32)), / open>/);
+  footClicked(summary);
+  assert.match(fairnessFootHtml("ab".repeat(32)), /data-fairness="foot" open>/);
+  details.open = true;
+  footClicked(summary);
+  assert.doesNotMatch(fairnessFootHtml("ab".repeat(32)), / open>/);
+  // a click elsewhere, or on the settlement's own disclosure, changes nothing
+  footClicked({ closest: () => null });
+  const proof = { open: false, dataset: { fairness: "proof" } };
+  footClicked({ closest: () => ({ parentElement: proof }) });
+  assert.doesNotMatch(fairnessFootHtml("ab".repeat(32)), / open>/);
 });

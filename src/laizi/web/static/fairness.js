@@ -7,7 +7,18 @@ import { esc } from "./util.js";
 import { SCHEMA } from "./words.js";
 
 let footOpen = false; // the table is drawn again on every message: the reader's choice stays
+
+/** A click somewhere on the page: on the foot disclosure's summary it keeps the state the
+ * disclosure is about to take. Kept at the click, not at the `toggle` event, which comes a task
+ * later — a redraw in between (a message arriving) would fold it again. */
+export function footClicked(target) {
+  const summary = target && target.closest ? target.closest("summary") : null;
+  const details = summary ? summary.parentElement : null;
+  if (details && details.dataset && details.dataset.fairness === "foot") footOpen = !details.open;
+}
+
 if (globalThis.document && document.addEventListener) {
+  document.addEventListener("click", (e) => footClicked(e.target), true);
   document.addEventListener("toggle", (e) => {
     if (e.target && e.target.dataset && e.target.dataset.fairness === "foot") footOpen = e.target.open;
   }, true);
