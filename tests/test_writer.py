@@ -238,3 +238,39 @@ def test_the_fence_is_checked_in_the_writers_transaction(pg_url: str) -> None:
     finally:
         old.close()
         new.close()
+
+
+def test_a_taken_seats_account_link_is_written_by_the_writer(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat taken by an account (or a guest) is linked (or unlinked) on the writer's thread, in
+    order with the tables' commits — from the loop's thread it would wait on SQLite's write lock
+    beside them (issue 31)."""
+    from types import SimpleNamespace
+
+    from laizi.server import joining
+    from laizi.server.accounts import Accounts
+    from laizi.server.ratings import seat_accounts
+    from tests.server_helpers import FAST_HASH
+
+    ann = Accounts(store.engine, hasher=FAST_HASH).register("Ann", "a long password").id
+    room = store.create_room("LNK001", "wuhan-hongzhong-kaikou", {})
+    threads: list[str] = []
+    for name in ("link_seat_in", "unlink_seat_in"):
+        original = getattr(joining, name)
+
+        def spy(*args: Any, _original: Any = original) -> None:
+            threads.append(threading.current_thread().name)
+            _original(*args)
+
+        monkeypatch.setattr(joining, name, spy)
+    table = SimpleNamespace(store=store, id=room, kept_seat=lambda token: None)
+    join = SimpleNamespace(spectate=False, token=None)
+    joining.after_join(table, SimpleNamespace(seat=2, account=SimpleNamespace(id=ann)), join)  # type: ignore[arg-type]
+    with store.engine.connect() as c:
+        rows = c.execute(select(seat_accounts.c.seat, seat_accounts.c.account_id)).all()
+    assert [tuple(r) for r in rows] == [(2, ann)]
+    joining.after_join(table, SimpleNamespace(seat=2, account=None), join)  # type: ignore[arg-type]
+    with store.engine.connect() as c:
+        assert c.execute(select(func.count()).select_from(seat_accounts)).scalar_one() == 0
+    assert threads == ["laizi-writer", "laizi-writer"]

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from laizi.server.accounts import Accounts
 from laizi.server.names import NameRefused, normalize_name
 from laizi.server.protocol import Join, ProtocolError
-from laizi.server.ratings import link_seat, seat_accounts, seat_of_account, unlink_seat
+from laizi.server.ratings import link_seat_in, seat_accounts, seat_of_account, unlink_seat_in
 from laizi.server.room.seating import seat_with_token
 
 if TYPE_CHECKING:
@@ -97,7 +97,10 @@ def after_join(room: Room, conn: Conn, message: Join) -> None:
         return
     if message.token is not None and room.kept_seat(message.token) is None:
         return  # came back to its seat
-    if conn.account is not None:
-        link_seat(room.store.engine, room.id, conn.seat, conn.account.id)
+    # on the store's writer, in order with the tables' commits: a write from the loop's thread
+    # beside them would wait on SQLite's write lock (issue 31)
+    seat, account = conn.seat, conn.account
+    if account is not None:
+        room.store.transact(lambda c: link_seat_in(c, room.id, seat, account.id))
     else:
-        unlink_seat(room.store.engine, room.id, conn.seat)
+        room.store.transact(lambda c: unlink_seat_in(c, room.id, seat))

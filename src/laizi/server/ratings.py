@@ -86,6 +86,7 @@ __all__ = [
     "book_unbooked",
     "leaderboard",
     "link_seat",
+    "link_seat_in",
     "match_history",
     "new_points",
     "next_rank",
@@ -98,7 +99,7 @@ __all__ = [
     "stored_payments",
     "strength_deltas",
     "unbooked_matches",
-    "unlink_seat",
+    "unlink_seat_in",
 ]
 
 log = logging.getLogger("laizi.server")
@@ -280,7 +281,14 @@ def fresh(game: str) -> Standing:
 def link_seat(engine: Engine, room_id: int, seat: int, account_id: int) -> None:
     """Remember which account took a seat (its results are booked to it).  An account is
     linked to one seat of a room at most: an older link of it in this room is dropped."""
-    with engine.begin() as c:
+    with engine.connect() as c:
+        link_seat_in(c, room_id, seat, account_id)
+
+
+def link_seat_in(c: Connection, room_id: int, seat: int, account_id: int) -> None:
+    """:func:`link_seat` in its own transaction on ``c`` (the server runs it on its store's
+    writer: ``Store.transact``, in order with the tables' commits, never beside them)."""
+    with c.begin():
         c.execute(
             seat_accounts.delete().where(
                 (seat_accounts.c.room_id == room_id)
@@ -290,9 +298,10 @@ def link_seat(engine: Engine, room_id: int, seat: int, account_id: int) -> None:
         c.execute(insert(seat_accounts).values(room_id=room_id, seat=seat, account_id=account_id))
 
 
-def unlink_seat(engine: Engine, room_id: int, seat: int) -> None:
-    """A seat taken by a guest belongs to no account (whoever held it before)."""
-    with engine.begin() as c:
+def unlink_seat_in(c: Connection, room_id: int, seat: int) -> None:
+    """A seat taken by a guest belongs to no account (whoever held it before); in its own
+    transaction on ``c`` (the store's writer, as :func:`link_seat_in`)."""
+    with c.begin():
         c.execute(
             seat_accounts.delete().where(
                 (seat_accounts.c.room_id == room_id) & (seat_accounts.c.seat == seat)
