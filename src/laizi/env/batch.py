@@ -33,7 +33,11 @@ __all__ = ["BatchEnv"]
 
 
 class BatchEnv:
-    """``n`` tables of the same rules.  Table *i*'s hands come from seed ``seed × n + i``."""
+    """``n`` tables of the same rules.  Table *i*'s hands come from seed ``seed × n + i``.
+
+    ``keep_final``: also write, for each table whose hand ends, the final observation of the
+    seat that ended it into :attr:`final_obs` (the vector env's ``infos["final_obs"]``).
+    """
 
     def __init__(
         self,
@@ -42,6 +46,7 @@ class BatchEnv:
         *,
         seed: int = 0,
         reward_scale: float = 1.0,
+        keep_final: bool = False,
     ) -> None:
         if n < 1:
             raise ValueError("n: at least one table")
@@ -54,6 +59,10 @@ class BatchEnv:
         self.seat = np.zeros(n, np.int64)
         self.rewards = np.zeros((n, 4), np.float32)
         self.done = np.zeros(n, bool)
+        self.keep_final = keep_final
+        self.final_obs = np.zeros((n, *OBS_SHAPE), np.float32) if keep_final else self.obs[:0]
+        """With ``keep_final``: row *i* is, after a step that ended table *i*'s hand, the last
+        observation of that hand of the seat that made the last move (then a new hand is dealt)."""
         self.hands_done = 0
         self._seed = seed
         self._hands = [0] * n
@@ -105,6 +114,8 @@ class BatchEnv:
         )
         for i in ended:  # a new hand at once: every row always has a decision
             done[i] = True
+            if self.keep_final:
+                self.tables[i].write_observation(int(self.seat[i]), self.final_obs[i])
             self.hands_done += 1
             self._deal(i)
             self._write(i)
