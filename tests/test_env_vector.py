@@ -157,9 +157,19 @@ def test_copy_false_hands_out_the_envs_own_buffers_and_default_copies():
     envs = LaiziVectorEnv(2, copy=False)
     obs, infos = envs.reset(seed=0)
     assert obs is envs.batch.obs and infos["action_mask"] is envs.batch.mask
+    rng = np.random.default_rng(0)
+    envs.step(envs.random_actions(rng))
+    assert np.shares_memory(obs, envs.batch.obs)  # overwritten by the step
     copied = LaiziVectorEnv(2)
     obs, infos = copied.reset(seed=0)
     assert not np.shares_memory(obs, copied.batch.obs)
+    kept = [(obs, obs.copy(), infos["action_mask"], infos["action_mask"].copy())]
+    for _ in range(30):
+        obs, _, _, _, infos = copied.step(copied.random_actions(rng))
+        kept.append((obs, obs.copy(), infos["action_mask"], infos["action_mask"].copy()))
+    for obs, obs_then, mask, mask_then in kept:  # later steps never wrote into them
+        assert np.array_equal(obs, obs_then) and np.array_equal(mask, mask_then)
+    assert not np.array_equal(kept[0][0], kept[-1][0])
 
 
 def test_observations_hand_over_through_dlpack_without_a_copy():

@@ -118,17 +118,22 @@ class LaiziVectorEnv(VectorEnv):
         """One action index per table.  Finished tables are dealt again in the same step."""
         batch = self.batch
         acting = batch.seat.copy()
+        if self.copy:
+            # Every row of obs and mask is rewritten at every step (each table has a decision),
+            # so fresh buffers give the caller arrays of its own without copying them.
+            batch.obs = np.empty_like(batch.obs)
+            batch.mask = np.empty_like(batch.mask)
         obs, mask, seat, payments, done = batch.step(actions)
         rewards = payments[self._rows, acting].astype(np.float64)
         infos: dict[str, Any] = {
-            "action_mask": self._out(mask),
+            "action_mask": mask,
             "seat": seat.copy(),
             "payments": payments.copy(),
         }
         if done.any():
             infos["final_obs"] = batch.final_obs.copy()
             infos["_final_obs"] = done.copy()
-        return self._out(obs), rewards, done.copy(), self._false.copy(), infos
+        return obs, rewards, done.copy(), self._false.copy(), infos
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action for every table."""
