@@ -15,6 +15,7 @@ from typing import Any
 
 from laizi.dataset.sources import Hand
 from laizi.engine.record import RecordError, dumps_event
+from laizi.env.encoders import ENCODERS
 
 __all__ = ["FORMATS", "OutputError", "export"]
 
@@ -45,13 +46,18 @@ def export(
     progress: bool = False,
     warn: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
     row_group: int | None = None,
+    encoder: str = "v1",
 ) -> dict[str, Any]:
     """Write ``hands`` to ``out``; the report (``hands``, ``rows``, ``rows_per_s`` and more).
 
+    ``encoder``: the observation encoder of the Parquet rows (``"v1"`` or ``"v2"``,
+    :mod:`laizi.env.encoders`), recorded in the files' metadata.
     Raises SourceError (a source can't be read) or OutputError; a bad hand is only counted.
     """
     if fmt not in FORMATS:
         raise OutputError(f"--format: one of {', '.join(FORMATS)}, got {fmt!r}")
+    if encoder not in ENCODERS:
+        raise OutputError(f"--encoder: one of {', '.join(ENCODERS)}, got {encoder!r}")
     _prepare(out, fmt)
     started = time.perf_counter()
     written = rows = bad = 0
@@ -60,7 +66,7 @@ def export(
     if fmt == "parquet":
         from laizi.dataset.parquet import ROW_GROUP, DatasetWriter
 
-        writer = DatasetWriter(out, row_group=row_group or ROW_GROUP)
+        writer = DatasetWriter(out, row_group=row_group or ROW_GROUP, encoder=encoder)
     bar, task = _bar(progress)
     try:
         for hand in hands:
@@ -91,6 +97,7 @@ def export(
     size = sum(p.stat().st_size for p in files)
     return {
         "format": fmt,
+        **({"encoder": encoder} if fmt == "parquet" else {}),
         "out": str(out),
         "hands": written,
         "rows": rows,

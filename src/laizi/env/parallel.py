@@ -32,7 +32,8 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from laizi.env.aec import AGENTS, first_dealer, hand_seed, observation_space
-from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
+from laizi.env.encoders import get_encoder
+from laizi.env.spaces import NUM_ACTIONS, describe_action
 from laizi.env.table import EnvTable, IllegalActionIndex
 from laizi.rules.registry import make_ruleset
 
@@ -44,7 +45,7 @@ _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
 class LaiziParallelEnv(ParallelEnv):
     """A laizi hand as a PettingZoo ``ParallelEnv`` (``wuhan_v0.parallel_env`` …).
 
-    ``rules``, ``reward_scale`` and ``dealer`` as :class:`~laizi.env.aec.LaiziAECEnv`.
+    ``rules``, ``reward_scale``, ``dealer`` and ``encoder`` as :class:`~laizi.env.aec.LaiziAECEnv`.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (each instance gets its own copy in __init__)
@@ -60,7 +61,9 @@ class LaiziParallelEnv(ParallelEnv):
         reward_scale: float = 1.0,
         dealer: int | None = None,
         render_mode: str | None = None,
+        encoder: str = "v1",
     ) -> None:
+        self.encoder = get_encoder(encoder)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if dealer is not None and dealer not in (0, 1, 2, 3):
@@ -72,7 +75,7 @@ class LaiziParallelEnv(ParallelEnv):
         self.dealer = dealer
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        space = observation_space()
+        space = observation_space(self.encoder.shape)
         self.observation_spaces = dict.fromkeys(AGENTS, space)
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}
         self.table = EnvTable(self.ruleset)
@@ -99,9 +102,9 @@ class LaiziParallelEnv(ParallelEnv):
         infos: dict[str, dict[str, Any]] = {}
         for agent in AGENTS:
             seat = _SEAT[agent]
-            obs = np.empty(OBS_SHAPE, np.float32)
+            obs = np.empty(self.encoder.shape, np.float32)
             mask = np.zeros(NUM_ACTIONS, np.int8)
-            table.write_observation(seat, obs)
+            self.encoder.write(table, seat, obs)
             if agent in deciding:
                 table.write_mask(seat, mask)
             observations[agent] = {"observation": obs, "action_mask": mask}

@@ -39,6 +39,7 @@ from gymnasium.vector.utils import batch_space
 
 from laizi.env.aec import first_dealer, hand_seed
 from laizi.env.batch import BatchEnv
+from laizi.env.encoders import get_encoder
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 from laizi.rules.registry import make_ruleset
@@ -49,8 +50,8 @@ ENV_IDS = {"laizi/Wuhan-v0": "wuhan-hongzhong-kaikou", "laizi/Baishan-v0": "bais
 """The registered ids and their default rules."""
 
 
-def _observation_space() -> spaces.Box:
-    return spaces.Box(0.0, 256.0, OBS_SHAPE, np.float32)
+def _observation_space(shape: tuple[int, int] = OBS_SHAPE) -> spaces.Box:
+    return spaces.Box(0.0, 256.0, shape, np.float32)
 
 
 def _unseeded() -> int:
@@ -63,6 +64,7 @@ class LaiziVectorEnv(VectorEnv):
 
     ``rules``: a preset name or ``{"preset": …, setting: value}``.  ``reset(seed=s)`` deals
     table *i* from seed ``s × num_envs + i``, exactly as ``BatchEnv(num_envs, seed=s)``.
+    ``encoder``: ``"v1"`` or ``"v2"`` (:mod:`laizi.env.encoders`).
     ``copy=False`` returns the env's own arrays, overwritten at the next step (no copy; the
     default copies the observation and mask each step, as Gymnasium's vector envs do).
     """
@@ -79,12 +81,15 @@ class LaiziVectorEnv(VectorEnv):
         *,
         reward_scale: float = 1.0,
         copy: bool = True,
+        encoder: str = "v1",
     ) -> None:
-        self.batch = BatchEnv(num_envs, rules, reward_scale=reward_scale, keep_final=True)
+        self.batch = BatchEnv(
+            num_envs, rules, reward_scale=reward_scale, keep_final=True, encoder=encoder
+        )
         self.num_envs = num_envs
         self.copy = copy
         self.rules = self.batch.tables[0].ruleset
-        self.single_observation_space = _observation_space()
+        self.single_observation_space = _observation_space(self.batch.encoder.shape)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -153,6 +158,7 @@ class SelfPlayEnv(gymnasium.Env):
     acting seat escape (the hand ends with the escape payments), as in
     :class:`~laizi.env.single.LaiziGymEnv`, for agents (and Gymnasium's checker) that sample
     without the mask; ``"raise"`` (default): :class:`~laizi.env.table.IllegalActionIndex`.
+    ``encoder``: ``"v1"`` or ``"v2"`` (:mod:`laizi.env.encoders`).
     """
 
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012
@@ -163,13 +169,15 @@ class SelfPlayEnv(gymnasium.Env):
         *,
         reward_scale: float = 1.0,
         on_illegal: str = "raise",
+        encoder: str = "v1",
     ) -> None:
+        self.encoder = get_encoder(encoder)
         if on_illegal not in ("raise", "abandon"):
             raise ValueError("on_illegal: 'raise' or 'abandon'")
         self.on_illegal = on_illegal
         self.table = EnvTable(make_ruleset(rules))
         self.reward_scale = float(reward_scale)
-        self.observation_space = _observation_space()
+        self.observation_space = _observation_space(self.encoder.shape)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._seed = int.from_bytes(hashlib.sha256(b"laizi.env unseeded").digest()[:8], "big")
         self._hand = 0
@@ -177,9 +185,9 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _result(self) -> tuple[np.ndarray, dict[str, Any]]:
         table = self.table
-        obs = np.zeros(OBS_SHAPE, np.float32)
+        obs = np.zeros(self.encoder.shape, np.float32)
         mask = np.zeros(NUM_ACTIONS, np.int8)
-        table.write_observation(self._seat, obs)
+        self.encoder.write(table, self._seat, obs)
         table.write_mask(self._seat, mask)
         return obs, {"action_mask": mask, "seat": self._seat}
 
