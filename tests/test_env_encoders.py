@@ -14,6 +14,7 @@ from laizi.dataset.export import OutputError, export
 from laizi.dataset.parquet import dataset_metadata, read_rows
 from laizi.dataset.sources import Hand
 from laizi.engine import Game, make_ruleset
+from laizi.engine.record import to_jsonl
 from laizi.env import baishan_v0, wuhan_v0
 from laizi.env.batch import BatchEnv
 from laizi.env.encoders import RECENT, V1, V2, V2_ROWS, get_encoder
@@ -21,6 +22,7 @@ from laizi.env.spaces import PASS_ACTION, PUNG_ACTION
 from laizi.env.table import EnvTable
 from laizi.env.vector import LaiziVectorEnv, SelfPlayEnv
 from laizi.tiles import format_tile, parse_tiles
+from tests.cli_helpers import run
 
 
 def _tile(name: str) -> int:
@@ -201,3 +203,22 @@ def test_export_encoder_v2_writes_v2_rows_and_names_it_in_the_metadata(tmp_path)
     assert dataset_metadata(next((tmp_path / "v1").glob("*.parquet")))["obs_shape"] == [22, 34]
     with pytest.raises(OutputError, match="--encoder"):
         export(iter(hands), tmp_path / "bad", encoder="v9")
+
+
+def test_the_export_command_takes_encoder_v2_and_refuses_an_unknown_one(tmp_path):
+    game = Game.deal("baishan", seed=bytes(32), dealer=0)
+    while not game.over:
+        game.play(game.legal_actions(game.to_act[0])[0])
+    (tmp_path / "hand.jsonl").write_text(to_jsonl(game.record))
+    out = tmp_path / "ds"
+    result = run(
+        "export", str(tmp_path / "hand.jsonl"), "--out", str(out), "--encoder", "v2", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert report["encoder"] == "v2" and report["rows"] > 0
+    assert dataset_metadata(next(out.glob("part-*.parquet")))["obs_shape"] == [63, 34]
+    bad = run(
+        "export", str(tmp_path / "hand.jsonl"), "--out", str(tmp_path / "x"), "--encoder", "v7"
+    )
+    assert bad.returncode == 1 and "--encoder" in bad.stderr
