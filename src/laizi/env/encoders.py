@@ -58,10 +58,6 @@ class Encoder:
     write: Callable[[EnvTable, int, np.ndarray], None]
 
 
-def _write_v1(table: EnvTable, seat: int, out: np.ndarray) -> None:
-    table.write_observation(seat, out)
-
-
 def _v1(table: EnvTable, seat: int) -> np.ndarray:
     out = np.zeros(OBS_SHAPE, np.float32)
     table.write_observation(seat, out)
@@ -107,7 +103,7 @@ def _write_v2(table: EnvTable, seat: int, out: np.ndarray) -> None:
     row[14] = sum(own[t] for t in must)
 
 
-V1 = Encoder("v1", OBS_SHAPE, _write_v1)
+V1 = Encoder("v1", OBS_SHAPE, EnvTable.write_observation)  # the method itself: no extra call
 V2 = Encoder("v2", (V2_ROWS["multiplier"][1], 34), _write_v2)
 ENCODERS = {"v1": V1, "v2": V2}
 
