@@ -12,7 +12,7 @@ from laizi.env.aec import LaiziAECEnv, OrderEnforcing
 from laizi.env.parallel import LaiziParallelEnv
 from laizi.rules import find_game
 
-__all__ = ["env", "parallel_env", "raw_env"]
+__all__ = ["env", "match_env", "parallel_env", "raw_env"]
 
 
 def raw_env(rules: Any = "baishan", **kwargs: Any) -> LaiziAECEnv:
@@ -39,3 +39,12 @@ def parallel_env(rules: Any = "baishan", **kwargs: Any) -> LaiziParallelEnv:
     """The same hand as a PettingZoo ``ParallelEnv`` (:mod:`laizi.env.parallel`)."""
     _check(rules)
     return LaiziParallelEnv(rules, **kwargs)
+
+
+def match_env(rules: Any = "baishan", hands: int = 8, **kwargs: Any) -> Any:
+    """A whole match of ``hands`` hands as one AEC episode (:mod:`laizi.env.match`): running
+    totals in the observation, the rules' dealer rule between hands."""
+    from laizi.env.match import match_env as make
+
+    _check(rules)
+    return make(rules, hands=hands, **kwargs)

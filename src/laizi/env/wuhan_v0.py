@@ -17,7 +17,7 @@ from laizi.env.aec import LaiziAECEnv, OrderEnforcing
 from laizi.env.parallel import LaiziParallelEnv
 from laizi.rules import PRESETS, find_game
 
-__all__ = ["WUHAN_PRESETS", "env", "parallel_env", "raw_env"]
+__all__ = ["WUHAN_PRESETS", "env", "match_env", "parallel_env", "raw_env"]
 
 WUHAN_PRESETS = find_game("wuhan").presets()
 """The six Wuhan presets (红中 / 发财 / 七皮 × 开口翻 / 口口翻)."""
@@ -50,3 +50,12 @@ def parallel_env(preset: Any = "wuhan-hongzhong-kaikou", **kwargs: Any) -> Laizi
     with a decision act together, the others' actions are ignored."""
     _check(preset)
     return LaiziParallelEnv(preset, **kwargs)
+
+
+def match_env(preset: Any = "wuhan-hongzhong-kaikou", hands: int = 8, **kwargs: Any) -> Any:
+    """A whole match of ``hands`` hands as one AEC episode (:mod:`laizi.env.match`): running
+    totals in the observation, the rules' dealer rule between hands."""
+    from laizi.env.match import match_env as make
+
+    _check(preset)
+    return make(preset, hands=hands, **kwargs)
