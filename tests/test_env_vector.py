@@ -100,11 +100,24 @@ def test_sync_vector_env_of_gym_envs_shows_all_zero_masks_where_ours_has_legal_o
 
 
 def test_the_sync_mode_of_make_vec_is_our_single_env_with_its_zero_terminal_mask():
-    sync = gymnasium.make_vec("laizi/Wuhan-v0", num_envs=2, vectorization_mode="sync")
+    """``vectorization_mode="sync"`` builds Gymnasium's SyncVectorEnv of SelfPlayEnvs: a row's
+    mask is all zero exactly on the step after its hand ended (the step whose action the
+    autoreset ignores)."""
+    sync = gymnasium.make_vec("laizi/Baishan-v0", num_envs=2, vectorization_mode="sync")
     assert isinstance(sync, SyncVectorEnv)
     obs, infos = sync.reset(seed=4)
     assert obs.shape == (2, 22, 34)
-    assert (infos["action_mask"].sum(axis=1) > 0).all()
+    rng = np.random.default_rng(0)
+    ended = np.zeros(2, bool)
+    count = 0
+    for _ in range(300):
+        mask = infos["action_mask"]
+        assert np.array_equal(mask.sum(axis=1) == 0, ended)
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)  # 0 for an empty row
+        obs, _, terminated, _, infos = sync.step(actions)
+        ended = terminated
+        count += int(terminated.sum())
+    assert count > 0
 
 
 def test_table_i_plays_like_batch_env_with_the_same_seed():
