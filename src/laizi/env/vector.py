@@ -56,7 +56,9 @@ def _observation_space(shape: tuple[int, int] = OBS_SHAPE) -> spaces.Box:
 
 def _unseeded() -> int:
     """A fresh base seed when none is given (from the OS's entropy, like Gymnasium's)."""
-    return int(np.random.SeedSequence().entropy % (1 << 62))  # type: ignore[operator]
+    entropy = np.random.SeedSequence().entropy
+    assert isinstance(entropy, int)  # no pool given: one int
+    return entropy % (1 << 62)
 
 
 class LaiziVectorEnv(VectorEnv):
