@@ -122,3 +122,22 @@ def test_a_live_table_stream_validates(tmp_path: Path) -> None:
     assert kinds.count("hand") == 2 and "prompt" in kinds
     for message in seen:
         check(message, "HostMessage")
+
+
+@pytest.mark.parametrize("example", ["tile_efficiency.py", "tile_efficiency.js"])
+def test_what_the_example_bots_write_validates(example: str, tmp_path: Path) -> None:
+    import shlex
+    import shutil
+
+    program = sys.executable if example.endswith(".py") else (shutil.which("node") or "node")
+    written = tmp_path / "written.jsonl"
+    inner = f"{shlex.quote(program)} {ROOT / 'examples/bots' / example} | tee {written}"
+    ruleset = make_ruleset("baishan")
+    bot = make_bot(f"cmd:sh -c {shlex.quote(inner)}", ruleset.settings, seed=4)
+    bots = [bot] + [make_bot("greedy", ruleset.settings, s) for s in range(1, 4)]
+    play_hand(ruleset, bots, 0, wall_seed(13, 0))
+    close_all()
+    answers = [json.loads(line) for line in written.read_text().splitlines()]
+    assert answers[0]["type"] == "hello" and any(a["type"] == "act" for a in answers)
+    for answer in answers:
+        check(answer, "BotMessage")
