@@ -2,6 +2,7 @@
 WebSocket, given exactly their seat's events and asked for one legal action per prompt.
 
 * :mod:`laizi.botproto.protocol` — the messages, reading a bot's answer;
+* :mod:`laizi.botproto.messages` — every message as a type, and the JSON Schema made from them;
 * :mod:`laizi.botproto.process` — a bot process on a leash (bounded lines, queues, time);
 * :mod:`laizi.botproto.session` — handshake, hands, prompts, and 托管 for a failed decision;
 * :mod:`laizi.botproto.check` — ``laizi bot-check``, the conformance suite.

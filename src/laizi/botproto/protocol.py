@@ -25,6 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
+from laizi.botproto import messages
 from laizi.engine import Action, ActionError
 
 __all__ = [
@@ -62,28 +65,37 @@ NOTICE_TEXT = {
 }
 
 
+def _built(message: Any) -> dict[str, Any]:
+    """A typed message (:mod:`laizi.botproto.messages`, the schema's source) as its JSON object."""
+    out: dict[str, Any] = msgspec.to_builtins(message)
+    return out
+
+
 def hello() -> dict[str, Any]:
     """The host's first line."""
-    return {"type": "hello", "protocol": PROTOCOL, "version": VERSION}
+    return _built(messages.HostHello(protocol=PROTOCOL, version=VERSION))
 
 
 def hand_message(seat: int, seed: int, game: str) -> dict[str, Any]:
     """Before each hand's events: the seat this bot plays and a seed for its own randomness."""
-    return {"type": "hand", "seat": seat, "seed": seed, "game": game}
+    return _built(messages.Hand(seat=seat, seed=seed, game=game))
 
 
 def prompt_message(
     pid: int, phase: str, legal: Sequence[Action], seconds: float, view: dict[str, Any]
 ) -> dict[str, Any]:
-    """A decision: the legal actions (without the seat), the time allowed, the seat's view."""
-    return {
-        "type": "prompt",
-        "id": pid,
-        "phase": phase,
-        "legal": [action_json(a) for a in legal],
-        "seconds": seconds,
-        "view": view,
-    }
+    """A decision: the legal actions (without the seat), the time allowed, the seat's view (the
+    engine's dict, passed through as it is: :class:`laizi.botproto.messages.View` describes it)."""
+    shown: Any = view
+    prompt = messages.Prompt(
+        id=pid, phase=phase, legal=[_action_out(a) for a in legal], seconds=seconds, view=shown
+    )
+    return _built(prompt)
+
+
+def _action_out(action: Action) -> messages.ActionOut:
+    obj = action_json(action)
+    return messages.ActionOut(type=obj["type"], tile=obj.get("tile"), tiles=obj.get("tiles"))
 
 
 def action_json(action: Action) -> dict[str, Any]:
@@ -95,17 +107,20 @@ def action_json(action: Action) -> dict[str, Any]:
 def notice(code: str, pid: int | None, played: Action | None, detail: str = "") -> dict[str, Any]:
     """Told to the bot when 托管 played one of its decisions (``code`` says why)."""
     zh, en = NOTICE_TEXT.get(code, (code, code))
-    out: dict[str, Any] = {"type": "notice", "code": code, "prompt": pid, "message": en}
-    out["message_zh"] = zh
-    if played is not None:
-        out["played"] = action_json(played)
-    if detail:
-        out["detail"] = detail[:200]
-    return out
+    return _built(
+        messages.Notice(
+            code=code,
+            prompt=pid,
+            message=en,
+            message_zh=zh,
+            played=None if played is None else _action_out(played),
+            detail=detail[:200] if detail else None,
+        )
+    )
 
 
 def bye() -> dict[str, Any]:
-    return {"type": "bye"}
+    return _built(messages.Bye())
 
 
 @dataclass(frozen=True, slots=True)

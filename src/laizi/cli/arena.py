@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -182,9 +183,9 @@ def arena(
 
 
 def _print_arena(report: dict[str, Any], lang: Lang) -> None:
-    console = Console()
+    out = _Out()
     low, high = report["diff_ci95"]
-    console.print(
+    out.line(
         pick(
             lang,
             f"{report['a']} 对 {report['b']}（{report['rules']}）：{report['hands']} 副牌，"
@@ -193,7 +194,7 @@ def _print_arena(report: dict[str, Any], lang: Lang) -> None:
             f"{report['hands_played']} hands",
         )
     )
-    console.print(
+    out.line(
         pick(
             lang,
             f"每局分差 {report['diff_mean']:+.2f}（95% 区间 {low:+.2f} … {high:+.2f}）",
@@ -201,19 +202,18 @@ def _print_arena(report: dict[str, Any], lang: Lang) -> None:
             f"(95% interval {low:+.2f} … {high:+.2f})",
         )
     )
-    console.print(_verdict(report, lang))
-    table = _stats_table(
+    out.line(_verdict(report, lang))
+    out.stats(
         lang, [(f"A {report['a']}", report["a_stats"]), (f"B {report['b']}", report["b_stats"])]
     )
-    console.print(table)
-    console.print(
+    out.line(
         pick(
             lang,
             f"流局率 {report['drawn_rate']:.1%}；速度 {report['hands_per_s']:.1f} 局/秒",
             f"drawn hands {report['drawn_rate']:.1%}; {report['hands_per_s']:.1f} hands/s",
         )
     )
-    console.print(seed_line(report["seed"], lang))
+    out.line(seed_line(report["seed"], lang))
 
 
 def _verdict(report: dict[str, Any], lang: Lang) -> str:
@@ -249,9 +249,11 @@ def _verdict(report: dict[str, Any], lang: Lang) -> str:
     )
 
 
-def _stats_table(lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> Table:
-    table = Table()
-    for header in (
+def _stats_cells(
+    lang: Lang, rows: list[tuple[str, dict[str, Any]]]
+) -> tuple[list[str], list[list[str]]]:
+    """The statistics table's headers and cells, as text."""
+    headers = [
         pick(lang, "玩家", "player"),
         pick(lang, "局数", "hands"),
         pick(lang, "平均得分", "mean points"),
@@ -259,8 +261,8 @@ def _stats_table(lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> Table:
         pick(lang, "自摸率", "self-draw rate"),
         pick(lang, "放冲率", "deal-in rate"),
         pick(lang, "大胡", "big wins"),
-    ):
-        table.add_column(header)
+    ]
+    cells = []
     for label, stats in rows:
         bigs = (
             ", ".join(
@@ -270,16 +272,68 @@ def _stats_table(lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> Table:
             )
             or "—"
         )
-        table.add_row(
-            label,
-            str(stats["hands"]),
-            f"{stats['mean_points']:+.2f}",
-            f"{stats['win_rate']:.1%}",
-            f"{stats['self_draw_rate']:.1%}",
-            f"{stats['deal_in_rate']:.1%}",
-            bigs,
+        cells.append(
+            [
+                label,
+                str(stats["hands"]),
+                f"{stats['mean_points']:+.2f}",
+                f"{stats['win_rate']:.1%}",
+                f"{stats['self_draw_rate']:.1%}",
+                f"{stats['deal_in_rate']:.1%}",
+                bigs,
+            ]
         )
+    return headers, cells
+
+
+def _stats_table(lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> Table:
+    headers, cells = _stats_cells(lang, rows)
+    table = Table()
+    for header in headers:
+        table.add_column(header)
+    for row in cells:
+        table.add_row(*row)
     return table
+
+
+def plain_table(headers: list[str], cells: list[list[str]]) -> list[str]:
+    """A table as plain fixed-width lines (for output that is not a terminal: a file, a pipe, a
+    CI log): one line per row, never wrapped, columns padded to their widest cell (counted in
+    terminal cells, so Chinese text lines up) and separated by two spaces; the last column is
+    not padded.
+
+    >>> plain_table(["bot", "hands"], [["greedy", "8"], ["random", "24"]])
+    ['bot     hands', 'greedy  8', 'random  24']
+    """
+    widths = [max(cell_len(row[i]) for row in [headers, *cells]) for i in range(len(headers))]
+
+    def line(row: list[str]) -> str:
+        padded = [c + " " * (w - cell_len(c)) for c, w in zip(row[:-1], widths, strict=False)]
+        return "  ".join([*padded, row[-1]]).rstrip()
+
+    return [line(headers), *(line(row) for row in cells)]
+
+
+class _Out:
+    """Where a report goes: rich on a terminal; off one, plain lines that never wrap (rich would
+    fold them at 80 columns and draw the table in box characters)."""
+
+    def __init__(self) -> None:
+        self.console = Console()
+        self.terminal = self.console.is_terminal
+
+    def line(self, text: str) -> None:
+        if self.terminal:
+            self.console.print(text)
+        else:
+            typer.echo(text)
+
+    def stats(self, lang: Lang, rows: list[tuple[str, dict[str, Any]]]) -> None:
+        if self.terminal:
+            self.console.print(_stats_table(lang, rows))
+        else:
+            for text in plain_table(*_stats_cells(lang, rows)):
+                typer.echo(text)
 
 
 @app.command("simulate", cls=RayCommand)
@@ -324,12 +378,10 @@ def simulate(
     if as_json:
         typer.echo(dumps(report))
         return
-    console = Console()
-    console.print(
-        pick(language, f"{report['rules']}：{hands} 局", f"{report['rules']}: {hands} hands")
-    )
-    console.print(_stats_table(language, [(f"{s['seat']} {s['bot']}", s) for s in report["seats"]]))
-    console.print(
+    out = _Out()
+    out.line(pick(language, f"{report['rules']}：{hands} 局", f"{report['rules']}: {hands} hands"))
+    out.stats(language, [(f"{s['seat']} {s['bot']}", s) for s in report["seats"]])
+    out.line(
         pick(
             language,
             f"流局 {report['drawn']}（{report['drawn_rate']:.1%}）；"
@@ -338,4 +390,4 @@ def simulate(
             f"{report['hands_per_s']:.1f} hands/s",
         )
     )
-    console.print(seed_line(report["seed"], language))
+    out.line(seed_line(report["seed"], language))

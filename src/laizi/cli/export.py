@@ -1,9 +1,10 @@
-"""``laizi export RECORDS… --out DIR [--format parquet|events] [--db URL] [--json]``.
+"""``laizi export RECORDS… --out DIR [--format parquet|events] [--seat K] [--db URL] [--json]``.
 
 Hand records (files, directories such as a ``laizi simulate --records DIR`` run, ``-`` for
 standard input, or a server's database with ``--db``) become a training dataset: Parquet files of
 one row per decision (``docs/dataset.md``), or an mjai-style event log per hand
-(``--format events``, ``docs/events.md``).  Exit 1 for a source that can't be read or an output
+(``--format events``, ``docs/events.md``; with ``--seat K`` what seat K saw, others' concealed
+tiles as ``"?"``).  Exit 1 for a source that can't be read or an output
 directory that can't be used; a hand that fails verification is skipped and named on stderr, and
 the command ends with exit 4 after writing the rest.
 """
@@ -33,6 +34,9 @@ def export_command(
     fmt: str = typer.Option(
         "parquet", "--format", help="parquet (decision rows) or events (mjai-style logs)."
     ),
+    seat: int | None = typer.Option(
+        None, "--seat", metavar="K", help="events: what seat K (0–3) saw, others' tiles as ?."
+    ),
     db: str | None = typer.Option(
         None, "--db", metavar="URL", help="Also read a server's database (its finished hands)."
     ),
@@ -46,6 +50,8 @@ def export_command(
     language = lang_or_exit(lang)
     if fmt not in ("parquet", "events"):
         fail(f"--format: parquet or events, got {fmt!r}")
+    if seat is not None and (fmt != "events" or not 0 <= seat <= 3):
+        fail("--seat: a seat 0–3, with --format events only")
     if not records and db is None:
         fail("RECORDS: name record files or directories, or a database with --db")
     try:
@@ -64,6 +70,7 @@ def export_command(
             Path(out),
             fmt=fmt,
             progress=True,
+            seat=seat,
             encoder=encoder,
         )
     except (SourceError, OutputError) as error:

@@ -24,6 +24,7 @@ is written.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -53,7 +54,7 @@ from laizi.engine.game import IllegalAction, apply
 from laizi.engine.record import RecordError, check_events, deal_record, next_decision
 from laizi.tiles import parse_tiles
 
-__all__ = ["HONOURS", "mjai_events", "mjai_tile"]
+__all__ = ["HIDDEN", "HONOURS", "discard_flags", "mjai_events", "mjai_stream", "mjai_tile"]
 
 HONOURS = ("E", "S", "W", "N", "P", "F", "C")
 """mjai's names of 东 南 西 北 白 发 中 (1z … 7z)."""
@@ -78,8 +79,31 @@ def _num(value: Any) -> Any:
     return number(Fraction(str(value)))
 
 
-def mjai_events(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The mjai-style log of one hand's record (RecordError if the record does not check out)."""
+HIDDEN = "?"
+"""A tile the log's seat did not see (another seat's starting hand, draw or concealed kong)."""
+
+
+def mjai_events(record: list[dict[str, Any]], seat: int | None = None) -> list[dict[str, Any]]:
+    """The mjai-style log of one hand's record (RecordError if the record does not check out).
+
+    ``seat`` None: the full log, every seat's tiles shown.  ``seat`` 0–3: what that seat saw —
+    the record's events as :func:`laizi.engine.seat_event` tells them to a bot in that seat,
+    another seat's starting hand, draws and concealed-kong tiles as ``"?"`` (docs/events.md).
+    """
+    dealer_tile = _verified(record)
+    tsumogiri = discard_flags(record, dealer_tile)
+    stream = record if seat is None else [e for e in map(_seat_of(seat), record) if e is not None]
+    return mjai_stream(stream, dealer_tile=dealer_tile, tsumogiri=tsumogiri, seat=seat)
+
+
+def _seat_of(seat: int) -> Any:
+    from laizi.engine.view import seat_event
+
+    return lambda event: seat_event(event, seat)
+
+
+def _verified(record: list[dict[str, Any]]) -> str | None:
+    """Replay the record as ``laizi verify`` does; the dealer's fourteenth tile (None if none)."""
     state, produced = deal_record(record)
     dealer_tile = state.drawn  # the dealer's fourteenth tile: mjai deals 13 and draws one
     index = len(produced)
@@ -93,24 +117,62 @@ def mjai_events(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
         index += len(new)
     if index < len(record):
         raise RecordError(index, "events after the end of the hand")
+    return None if dealer_tile is None else TILE[dealer_tile]
 
-    typed = [decode(e) for e in record]  # checked above: every event is the engine's own
+
+def discard_flags(record: list[dict[str, Any]], dealer_tile: str | None) -> list[bool]:
+    """摸切 of each discard of a whole record, in order (a ``dahai``'s ``tsumogiri``): whether the
+    tile is the one its seat had just drawn.  Public — every seat's view shows it
+    (``players[].moqie``) and a live table streams it (``moqie``) — though the draws are not.
+    ``dealer_tile``: the dealer's fourteenth tile (:func:`mjai_events` has it from the replay)."""
+    start = decode(record[0])
+    if not isinstance(start, Start):
+        raise RecordError(0, "a hand's record starts with start")
+    drawn: list[str | None] = [None] * 4
+    drawn[start.dealer] = dealer_tile
+    flags = []
+    for event in map(decode, record[2:]):
+        if isinstance(event, Draw):
+            drawn[event.seat] = event.tile
+        elif isinstance(event, (Discard, LayOut)):
+            if isinstance(event, Discard) and not event.lay_out:
+                flags.append(drawn[event.seat] == event.tile)
+            drawn[event.seat] = None
+        elif isinstance(event, (ConcealedKong, AddedKong)):
+            drawn[event.seat] = None
+    return flags
+
+
+def mjai_stream(
+    events: list[dict[str, Any]],
+    *,
+    dealer_tile: str | None,
+    tsumogiri: list[bool],
+    seat: int | None = None,
+) -> list[dict[str, Any]]:
+    """The mjai-style log of one hand's events as a seat (or the full record) has them: a tile
+    the events leave out is ``"?"``.  ``dealer_tile``: the dealer's fourteenth tile (shown only
+    where the dealer's hand is); ``tsumogiri``: :func:`discard_flags` of the hand.  Fields the
+    log does not use (a live table's ``multipliers``, ``live``, ``moqie`` …) are ignored.
+    ``seat``: the seat whose events these are, written as ``start_game``'s ``id`` (as mjai tells
+    a player its seat); None for a full log."""
+    typed = [decode(e) for e in events if e.get("type") not in ("claim", "pass")]
     start, deal, end = typed[0], typed[1], typed[-1]
     if not (isinstance(start, Start) and isinstance(deal, Deal) and isinstance(end, End)):
         raise RecordError(0, "a hand's record goes from start and deal to end")
     dealer = start.dealer
     scores = [_num(x) for x in start.scores]
-    tehais = [_tiles(h or "") for h in deal.hands]
-    if dealer_tile is not None:
-        tehais[dealer].remove(mjai_tile(TILE[dealer_tile]))
+    tehais = [_tiles(h) if h is not None else [HIDDEN] * 13 for h in deal.hands]
+    dealer_shown = deal.hands[dealer] is not None
+    if dealer_tile is not None and dealer_shown:
+        tehais[dealer].remove(mjai_tile(dealer_tile))
     rules = start.rules
+    begin: dict[str, Any] = {"type": "start_game"}
+    if seat is not None:
+        begin["id"] = seat
+    begin.update(names=[f"seat{s}" for s in range(4)], game=start.game, rules=rules)
     out: list[dict[str, Any]] = [
-        {
-            "type": "start_game",
-            "names": [f"seat{s}" for s in range(4)],
-            "game": start.game,
-            "rules": rules,
-        },
+        begin,
         {
             "type": "start_kyoku",
             "bakaze": "E",
@@ -127,32 +189,33 @@ def mjai_events(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
         },
     ]
     if dealer_tile is not None:
-        out.append({"type": "tsumo", "actor": dealer, "pai": mjai_tile(TILE[dealer_tile])})
-    drawn: list[str | None] = [None] * 4
-    if dealer_tile is not None:
-        drawn[dealer] = TILE[dealer_tile]
+        pai = mjai_tile(dealer_tile) if dealer_shown else HIDDEN
+        out.append({"type": "tsumo", "actor": dealer, "pai": pai})
     exact = end.payments_exact
     deltas = [_num(x) for x in (exact if exact is not None else end.payments)]
     final = [
         number(Fraction(str(a)) + Fraction(str(b))) for a, b in zip(scores, deltas, strict=True)
     ]
+    flags = iter(tsumogiri)
     for event in typed[2:]:
-        out += _convert(event, drawn, end, deltas, final)
+        out += _convert(event, flags, end, deltas, final)
     out.append({"type": "end_game", "scores": final})
     return out
 
 
+def _pai(tile: str | None) -> str:
+    return HIDDEN if tile is None else mjai_tile(tile)
+
+
 def _convert(
     event: AnyEvent,
-    drawn: list[str | None],
+    flags: Iterator[bool],
     end: End,
     deltas: list[Any],
     final: list[Any],
 ) -> list[Any]:
     if isinstance(event, Draw):
-        assert event.tile is not None  # a whole record: nothing hidden
-        drawn[event.seat] = event.tile
-        tsumo: dict[str, Any] = {"type": "tsumo", "actor": event.seat, "pai": mjai_tile(event.tile)}
+        tsumo: dict[str, Any] = {"type": "tsumo", "actor": event.seat, "pai": _pai(event.tile)}
         if event.from_ == "back":
             tsumo["rinshan"] = True
         if event.final:
@@ -160,19 +223,15 @@ def _convert(
         return [tsumo]
     if isinstance(event, (Discard, LayOut)):
         seat, tile = event.seat, event.tile
-        was_drawn, drawn[seat] = drawn[seat] == tile, None
         if isinstance(event, LayOut) or event.lay_out:
             return [{"type": "nukidora", "actor": seat, "pai": mjai_tile(tile)}]
-        dahai = {"type": "dahai", "actor": seat, "pai": mjai_tile(tile), "tsumogiri": was_drawn}
+        dahai = {"type": "dahai", "actor": seat, "pai": mjai_tile(tile), "tsumogiri": next(flags)}
         if event.declare_ready:
             return [{"type": "reach", "actor": seat}, dahai]
         return [dahai]
     if isinstance(event, ConcealedKong):
-        assert event.tile is not None
-        drawn[event.seat] = None
-        return [{"type": "ankan", "actor": event.seat, "consumed": [mjai_tile(event.tile)] * 4}]
+        return [{"type": "ankan", "actor": event.seat, "consumed": [_pai(event.tile)] * 4}]
     if isinstance(event, AddedKong):
-        drawn[event.seat] = None
         tile = mjai_tile(event.tile)
         return [{"type": "kakan", "actor": event.seat, "pai": tile, "consumed": [tile] * 3}]
     if isinstance(event, (Chow, Pung, Kong)):
@@ -194,12 +253,11 @@ def _convert(
             }
         ]
     if isinstance(event, KongPaid):
-        assert event.tile is not None
         return [
             {
                 "type": "kong_paid",
                 "actor": event.seat,
-                "pai": mjai_tile(event.tile),
+                "pai": _pai(event.tile),
                 "kind": event.kind,
                 "deltas": [_num(x) for x in event.payments],
             }

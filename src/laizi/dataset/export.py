@@ -46,16 +46,21 @@ def export(
     progress: bool = False,
     warn: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
     row_group: int | None = None,
+    seat: int | None = None,
     encoder: str = "v1",
 ) -> dict[str, Any]:
     """Write ``hands`` to ``out``; the report (``hands``, ``rows``, ``rows_per_s`` and more).
 
+    ``seat`` (event logs only): each log is what that seat saw (docs/events.md), not the full log.
     ``encoder``: the observation encoder of the Parquet rows (``"v1"`` or ``"v2"``,
     :mod:`laizi.env.encoders`), recorded in the files' metadata.
+
     Raises SourceError (a source can't be read) or OutputError; a bad hand is only counted.
     """
     if fmt not in FORMATS:
         raise OutputError(f"--format: one of {', '.join(FORMATS)}, got {fmt!r}")
+    if seat is not None and (fmt != "events" or not 0 <= seat <= 3):
+        raise OutputError("--seat: a seat 0–3, with --format events only")
     if encoder not in ENCODERS:
         raise OutputError(f"--encoder: one of {', '.join(ENCODERS)}, got {encoder!r}")
     _prepare(out, fmt)
@@ -75,7 +80,7 @@ def export(
                     rows += writer.add(hand)
                 else:
                     path = out / f"hand-{written:06d}.mjson"
-                    rows += _write_events(hand, path)
+                    rows += _write_events(hand, path, seat)
                     files.append(path)
             except RecordError as error:
                 bad += 1
@@ -97,6 +102,7 @@ def export(
     size = sum(p.stat().st_size for p in files)
     return {
         "format": fmt,
+        "seat": seat,
         **({"encoder": encoder} if fmt == "parquet" else {}),
         "out": str(out),
         "hands": written,
@@ -109,10 +115,10 @@ def export(
     }
 
 
-def _write_events(hand: Hand, path: Path) -> int:
+def _write_events(hand: Hand, path: Path, seat: int | None = None) -> int:
     from laizi.dataset.events import mjai_events
 
-    log = mjai_events(hand.events)
+    log = mjai_events(hand.events, seat)
     try:
         path.write_text("".join(dumps_event(e) + "\n" for e in log), encoding="utf-8")
     except OSError as error:

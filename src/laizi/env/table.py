@@ -47,6 +47,7 @@ from laizi.env.spaces import (
     describe_action,
 )
 from laizi.rules.ruleset import Ruleset
+from laizi.tiles import parse_tile
 
 __all__ = ["EnvTable", "IllegalActionIndex", "action_index", "log2_multiplier", "step_tables"]
 
@@ -72,14 +73,19 @@ class IllegalActionIndex(ValueError):
     """An action index that is not legal for the seat now; names the index and what is legal."""
 
 
-def action_index(action: Action, claim_tile: int | None = None) -> int:
-    """The index of an engine action (a chow needs the claimed tile).
+def action_index(action: Action, claim_tile: int | str | None = None) -> int:
+    """The index of an engine action (a chow needs the claimed tile: its id, or its name as a
+    view gives it, ``view["claim"]["tile"]`` such as ``"4m"``).
 
     >>> action_index(Action(0, "lay_out", 33)), action_index(Action(1, "pass"))
     (67, 142)
     >>> action_index(Action(1, "chow", None, (2, 3, 4)), claim_tile=3)
     137
+    >>> action_index(Action(1, "chow", None, (2, 3, 4)), claim_tile="4m")
+    137
     """
+    if isinstance(claim_tile, str):
+        claim_tile = parse_tile(claim_tile)
     kind = action.type
     if action.tile is not None:
         return ACTION_BLOCKS[kind] + action.tile
