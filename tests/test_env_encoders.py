@@ -203,6 +203,9 @@ def test_export_encoder_v2_writes_v2_rows_and_names_it_in_the_metadata(tmp_path)
     assert dataset_metadata(next((tmp_path / "v1").glob("*.parquet")))["obs_shape"] == [22, 34]
     with pytest.raises(OutputError, match="--encoder"):
         export(iter(hands), tmp_path / "bad", encoder="v9")
+    with pytest.raises(OutputError, match="Parquet rows only"):
+        export(iter(hands), tmp_path / "events", fmt="events", encoder="v2")
+    assert not (tmp_path / "events").exists()
 
 
 def test_the_export_command_takes_encoder_v2_and_refuses_an_unknown_one(tmp_path):

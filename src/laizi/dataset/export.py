@@ -63,6 +63,8 @@ def export(
         raise OutputError("--seat: a seat 0–3, with --format events only")
     if encoder not in ENCODERS:
         raise OutputError(f"--encoder: one of {', '.join(ENCODERS)}, got {encoder!r}")
+    if encoder != "v1" and fmt != "parquet":
+        raise OutputError("--encoder: for Parquet rows only (event logs carry no observations)")
     _prepare(out, fmt)
     started = time.perf_counter()
     written = rows = bad = 0
