@@ -13,6 +13,12 @@ preset, random legal actions drawn for all tables at once from the mask array; t
 second (every table's decision counts one), observations and masks written for every table at
 every step.
 
+``vector_steps_per_s``: the Gymnasium vector env as users get it,
+``gymnasium.make_vec("laizi/Wuhan-v0", num_envs=--tables, rules=preset)`` (one ``BatchEnv``
+inside; observations and masks copied out each step, the default), the same random legal
+actions drawn from ``infos["action_mask"]``; table-steps per second, like ``batch_steps_per_s``
+(``vector_steps_per_s_nocopy``: with ``copy=False``).
+
 Also printed: ``env_steps_per_s_raw`` (the env without the wrapper), ``env_steps_per_s_baishan``
 (``baishan_v0.env()``, the same loop), ``hands_per_s`` (AEC, Wuhan),
 ``steps_per_hand``, and ``env_steps_per_s_wall`` / ``batch_steps_per_s_wall``.  Goal
@@ -35,11 +41,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+import gymnasium
 import numpy as np
 
 from aec_loop import play_random
 from laizi import _native
-from laizi.env import baishan_v0, wuhan_v0
+from laizi.env import baishan_v0, wuhan_v0  # registers laizi/Wuhan-v0
 from laizi.env.batch import BatchEnv
 from laizi.env.wuhan_v0 import WUHAN_PRESETS as PRESETS
 
@@ -86,6 +93,27 @@ def run_batch(tables: int, rounds: int, seed: int) -> tuple[float, float, int]:
     return elapsed, wall, steps
 
 
+def run_vector(tables: int, rounds: int, seed: int, copy: bool = True) -> tuple[float, float, int]:
+    """CPU seconds, wall seconds and table-steps of ``make_vec`` (``LaiziVectorEnv``)."""
+    rng = np.random.default_rng(seed)
+    elapsed = 0.0
+    wall = 0.0
+    steps = 0
+    for preset in PRESETS:
+        envs = gymnasium.make_vec("laizi/Wuhan-v0", num_envs=tables, rules=preset, copy=copy)
+        _, infos = envs.reset(seed=seed)
+        start = time.process_time()
+        wall_start = time.perf_counter()
+        for _ in range(rounds):
+            mask = infos["action_mask"]
+            actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+            _, _, _, _, infos = envs.step(actions)
+        elapsed += time.process_time() - start
+        wall += time.perf_counter() - wall_start
+        steps += tables * rounds
+    return elapsed, wall, steps
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
@@ -117,6 +145,11 @@ def main() -> None:
         seconds, wall, steps = run_batch(args.tables, args.rounds, args.seed)
         keep("batch_steps_per_s", steps / seconds)
         keep("batch_steps_per_s_wall", steps / wall)
+        seconds, wall, steps = run_vector(args.tables, args.rounds, args.seed)
+        keep("vector_steps_per_s", steps / seconds)
+        keep("vector_steps_per_s_wall", steps / wall)
+        seconds, wall, steps = run_vector(args.tables, args.rounds, args.seed, copy=False)
+        keep("vector_steps_per_s_nocopy", steps / seconds)
 
     figures = {key: round(value, 1) for key, value in best.items()}
     out: dict[str, Any] = {

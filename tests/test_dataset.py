@@ -166,9 +166,10 @@ def test_the_schema_is_the_documented_one(records: Path, tmp_path: Path) -> None
     meta = json.loads(schema.metadata[b"laizi.dataset"])
     assert meta == {
         "version": 1,
+        "encoder": "v1",
         "obs_shape": [22, 34],
         "num_actions": 177,
-        "encoding": "laizi.env (docs/env.md)",
+        "encoding": "laizi.env encoder v1 (docs/env.md)",
     }
 
 

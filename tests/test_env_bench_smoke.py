@@ -9,5 +9,7 @@ def test_bench_env_smoke():
     )
     assert figures["env_steps_per_s"] > 0
     assert figures["batch_steps_per_s"] > 0
+    assert figures["vector_steps_per_s"] > 0
+    assert figures["vector_steps_per_s_nocopy"] > 0
     assert figures["steps_per_hand"] > 10
     assert figures["hands_per_preset"] == 1

@@ -40,6 +40,9 @@ def export_command(
     db: str | None = typer.Option(
         None, "--db", metavar="URL", help="Also read a server's database (its finished hands)."
     ),
+    encoder: str = typer.Option(
+        "v1", "--encoder", help="Parquet observation encoder: v1 or v2 (docs/env.md)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     lang: str | None = LangOption,
 ) -> None:
@@ -63,7 +66,12 @@ def export_command(
         sources.append(hands_from_db(db))
     try:
         report = export(
-            itertools.chain.from_iterable(sources), Path(out), fmt=fmt, progress=True, seat=seat
+            itertools.chain.from_iterable(sources),
+            Path(out),
+            fmt=fmt,
+            progress=True,
+            seat=seat,
+            encoder=encoder,
         )
     except (SourceError, OutputError) as error:
         fail(str(error))

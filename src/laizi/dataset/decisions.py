@@ -30,7 +30,8 @@ from laizi.engine.events import encode_all
 from laizi.engine.illegal import why_illegal
 from laizi.engine.record import RecordError, check_events, deal_record, next_decision
 from laizi.engine.state import HandState
-from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
+from laizi.env.encoders import Encoder, get_encoder
+from laizi.env.spaces import NUM_ACTIONS
 from laizi.env.table import EnvTable, action_index
 
 __all__ = ["DecisionRows", "replay_decisions"]
@@ -39,12 +40,14 @@ RowSink = Callable[[EnvTable, int, int, int, int], None]
 
 
 class DecisionRows:
-    """Growable numpy columns of decision rows (observation, mask, action …)."""
+    """Growable numpy columns of decision rows (observation, mask, action …); the observation
+    by ``encoder`` (:mod:`laizi.env.encoders`)."""
 
-    def __init__(self, capacity: int = 1024) -> None:
+    def __init__(self, capacity: int = 1024, encoder: str | Encoder = "v1") -> None:
+        self.encoder = get_encoder(encoder)
         self.size = 0
         self.hand_start = 0
-        self.obs = np.zeros((capacity, *OBS_SHAPE), np.float32)
+        self.obs = np.zeros((capacity, *self.encoder.shape), np.float32)
         self.mask = np.zeros((capacity, NUM_ACTIONS), np.int8)
         self.seat = np.zeros(capacity, np.int8)
         self.action = np.zeros(capacity, np.int16)
@@ -67,7 +70,7 @@ class DecisionRows:
         if self.size == len(self.seat):
             self._grow()
         i = self.size
-        table.write_observation(seat, self.obs[i])
+        self.encoder.write(table, seat, self.obs[i])
         table.write_mask(seat, self.mask[i])
         self.seat[i] = seat
         self.action[i] = action

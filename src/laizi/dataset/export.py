@@ -15,6 +15,7 @@ from typing import Any
 
 from laizi.dataset.sources import Hand
 from laizi.engine.record import RecordError, dumps_event
+from laizi.env.encoders import ENCODERS
 
 __all__ = ["FORMATS", "OutputError", "export"]
 
@@ -46,10 +47,13 @@ def export(
     warn: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
     row_group: int | None = None,
     seat: int | None = None,
+    encoder: str = "v1",
 ) -> dict[str, Any]:
     """Write ``hands`` to ``out``; the report (``hands``, ``rows``, ``rows_per_s`` and more).
 
     ``seat`` (event logs only): each log is what that seat saw (docs/events.md), not the full log.
+    ``encoder``: the observation encoder of the Parquet rows (``"v1"`` or ``"v2"``,
+    :mod:`laizi.env.encoders`), recorded in the files' metadata.
 
     Raises SourceError (a source can't be read) or OutputError; a bad hand is only counted.
     """
@@ -57,6 +61,10 @@ def export(
         raise OutputError(f"--format: one of {', '.join(FORMATS)}, got {fmt!r}")
     if seat is not None and (fmt != "events" or not 0 <= seat <= 3):
         raise OutputError("--seat: a seat 0–3, with --format events only")
+    if encoder not in ENCODERS:
+        raise OutputError(f"--encoder: one of {', '.join(ENCODERS)}, got {encoder!r}")
+    if encoder != "v1" and fmt != "parquet":
+        raise OutputError("--encoder: for Parquet rows only (event logs carry no observations)")
     _prepare(out, fmt)
     started = time.perf_counter()
     written = rows = bad = 0
@@ -65,7 +73,7 @@ def export(
     if fmt == "parquet":
         from laizi.dataset.parquet import ROW_GROUP, DatasetWriter
 
-        writer = DatasetWriter(out, row_group=row_group or ROW_GROUP)
+        writer = DatasetWriter(out, row_group=row_group or ROW_GROUP, encoder=encoder)
     bar, task = _bar(progress)
     try:
         for hand in hands:
@@ -97,6 +105,7 @@ def export(
     return {
         "format": fmt,
         "seat": seat,
+        **({"encoder": encoder} if fmt == "parquet" else {}),
         "out": str(out),
         "hands": written,
         "rows": rows,

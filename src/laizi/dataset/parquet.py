@@ -20,6 +20,7 @@ import numpy as np
 from laizi.dataset.decisions import DecisionRows, replay_decisions
 from laizi.dataset.sources import Hand
 from laizi.engine.events import number
+from laizi.env.encoders import Encoder, get_encoder
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 from laizi.rules.registry import make_ruleset
@@ -29,6 +30,7 @@ __all__ = [
     "ROW_GROUP",
     "SCHEMA_VERSION",
     "DatasetWriter",
+    "dataset_metadata",
     "read_rows",
     "schema",
 ]
@@ -38,7 +40,6 @@ ROW_GROUP = 8192
 """Rows per Parquet row group (about 25 MB of observations in memory before each write)."""
 FILE_ROWS = 1 << 20
 """Rows per ``part-NNNNN.parquet`` file (a new file after that many)."""
-OBS_SIZE = OBS_SHAPE[0] * OBS_SHAPE[1]
 
 
 def _pa() -> Any:
@@ -52,14 +53,17 @@ def _pa() -> Any:
     return pyarrow
 
 
-def schema() -> Any:
-    """The Arrow schema of a dataset file (``docs/dataset.md`` explains each column)."""
+def schema(encoder: str | Encoder = "v1") -> Any:
+    """The Arrow schema of a dataset file (``docs/dataset.md`` explains each column); the
+    metadata names the observation encoder (``"encoder"``) and its shape."""
     pa = _pa()
+    enc = get_encoder(encoder)
     meta = {
         "version": SCHEMA_VERSION,
-        "obs_shape": list(OBS_SHAPE),
+        "encoder": enc.name,
+        "obs_shape": list(enc.shape),
         "num_actions": NUM_ACTIONS,
-        "encoding": "laizi.env (docs/env.md)",
+        "encoding": f"laizi.env encoder {enc.name} (docs/env.md)",
     }
     return pa.schema(
         [
@@ -71,7 +75,7 @@ def schema() -> Any:
             ("step", pa.int16()),
             ("event", pa.int32()),
             ("seat", pa.int8()),
-            ("obs", pa.list_(pa.float32(), OBS_SIZE)),
+            ("obs", pa.list_(pa.float32(), enc.shape[0] * enc.shape[1])),
             ("mask", pa.list_(pa.int8(), NUM_ACTIONS)),
             ("legal", pa.int16()),
             ("action", pa.int16()),
@@ -94,13 +98,21 @@ def _exact(value: Fraction) -> str:
 class DatasetWriter:
     """Write hands into ``out`` (a directory) as decision rows; call :meth:`close` at the end."""
 
-    def __init__(self, out: Path, *, row_group: int = ROW_GROUP, file_rows: int = FILE_ROWS):
+    def __init__(
+        self,
+        out: Path,
+        *,
+        row_group: int = ROW_GROUP,
+        file_rows: int = FILE_ROWS,
+        encoder: str = "v1",
+    ):
         self.pa = _pa()
         self.out = out
         self.row_group = row_group
         self.file_rows = file_rows
-        self.schema = schema()
-        self.rows = DecisionRows(capacity=row_group + 512)
+        self.encoder = get_encoder(encoder)
+        self.schema = schema(self.encoder)
+        self.rows = DecisionRows(capacity=row_group + 512, encoder=self.encoder)
         self.table: EnvTable | None = None
         self.meta: list[tuple[int, Hand, Any]] = []  # (rows, hand, final state) per hand
         self.hands = 0
@@ -174,7 +186,9 @@ class DatasetWriter:
             pa.array(r.step[:n]),
             pa.array(r.event[:n]),
             pa.array(seats),
-            pa.FixedSizeListArray.from_arrays(pa.array(r.obs[:n].reshape(-1)), OBS_SIZE),
+            pa.FixedSizeListArray.from_arrays(
+                pa.array(r.obs[:n].reshape(-1)), self.encoder.shape[0] * self.encoder.shape[1]
+            ),
             pa.FixedSizeListArray.from_arrays(pa.array(r.mask[:n].reshape(-1)), NUM_ACTIONS),
             pa.array(r.legal[:n]),
             pa.array(r.action[:n]),
@@ -207,18 +221,31 @@ class DatasetWriter:
         return self.files
 
 
+def dataset_metadata(source: Any) -> dict[str, Any]:
+    """The ``laizi.dataset`` metadata of a file (a path or an Arrow schema): ``version``,
+    ``encoder`` (``"v1"`` when a file predates the key), ``obs_shape``, ``num_actions``."""
+    pa = _pa()
+    arrow = source if isinstance(source, pa.Schema) else pa.parquet.read_schema(source)
+    meta: dict[str, Any] = json.loads((arrow.metadata or {})[b"laizi.dataset"])
+    meta.setdefault("encoder", "v1")
+    meta.setdefault("obs_shape", list(OBS_SHAPE))
+    return meta
+
+
 def read_rows(
     path: str | Path, columns: Sequence[str] | None = None, batch_size: int = ROW_GROUP
 ) -> Iterator[dict[str, np.ndarray]]:
     """The rows of a dataset (a directory of ``part-*.parquet`` or one file) in batches, each a
-    dict of numpy arrays: ``obs`` shaped ``(n, 22, 34)`` float32, ``mask`` ``(n, 177)`` int8,
-    ``payments`` ``(n, 4)``, the other columns ``(n,)``."""
+    dict of numpy arrays: ``obs`` shaped ``(n, *obs_shape)`` float32 (the encoder's, from the
+    file's metadata: ``(22, 34)`` for ``v1``), ``mask`` ``(n, 177)`` int8, ``payments``
+    ``(n, 4)``, the other columns ``(n,)``."""
     pa = _pa()
     root = Path(path)
     files = sorted(root.glob("part-*.parquet")) if root.is_dir() else [root]
-    shapes = {"obs": OBS_SHAPE, "mask": (NUM_ACTIONS,), "payments": (4,)}
     for file in files:
         parquet = pa.parquet.ParquetFile(file)
+        meta = dataset_metadata(parquet.schema_arrow)
+        shapes = {"obs": tuple(meta["obs_shape"]), "mask": (NUM_ACTIONS,), "payments": (4,)}
         for batch in parquet.iter_batches(batch_size=batch_size, columns=columns):
             out: dict[str, np.ndarray] = {}
             for name in batch.schema.names:

@@ -29,6 +29,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from laizi.env.encoders import get_encoder
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import EnvTable
 from laizi.rules.registry import make_ruleset
@@ -46,11 +47,12 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
 
 
-def observation_space() -> spaces.Dict:
-    """The observation space of every agent (and of the Gymnasium wrapper)."""
+def observation_space(shape: tuple[int, int] = OBS_SHAPE) -> spaces.Dict:
+    """The observation space of every agent (and of the Gymnasium wrapper); ``shape``: the
+    encoder's (``v1``: ``OBS_SHAPE``)."""
     return spaces.Dict(
         {
-            "observation": spaces.Box(0.0, 256.0, OBS_SHAPE, np.float32),
+            "observation": spaces.Box(0.0, 256.0, shape, np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         }
     )
@@ -82,6 +84,7 @@ class LaiziAECEnv(AECEnv):
     ``rules``: a preset name, a ``Settings`` or ``{"preset": …, setting: value}``.
     ``reward_scale`` multiplies the settlement payments.  ``dealer``: a seat, or ``None`` to take
     turns (hand *n* after a reset is dealt by seat *n* mod 4, the first by the seed's choice).
+    ``encoder``: ``"v1"`` (default) or ``"v2"`` (:mod:`laizi.env.encoders`).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (each instance gets its own copy in __init__)
@@ -97,8 +100,10 @@ class LaiziAECEnv(AECEnv):
         reward_scale: float = 1.0,
         dealer: int | None = None,
         render_mode: str | None = None,
+        encoder: str = "v1",
     ) -> None:
         super().__init__()
+        self.encoder = get_encoder(encoder)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if dealer is not None and dealer not in (0, 1, 2, 3):
@@ -113,7 +118,7 @@ class LaiziAECEnv(AECEnv):
         self.dealer = dealer
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        space = observation_space()
+        space = observation_space(self.encoder.shape)
         self.observation_spaces = {agent: space for agent in AGENTS}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}
         self.table = EnvTable(self.ruleset)
@@ -150,10 +155,11 @@ class LaiziAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = _SEAT[agent]
-        obs = np.empty(OBS_SHAPE, np.float32)
+        encoder = self.encoder
+        obs = np.empty(encoder.shape, np.float32)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         table = self.table
-        table.write_observation(seat, obs)
+        encoder.write(table, seat, obs)
         if agent == self.agent_selection and not self.terminations.get(agent, True):
             table.write_mask(seat, mask)
         return {"observation": obs, "action_mask": mask}

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from laizi.env.aec import first_dealer, hand_seed
-from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
+from laizi.env.encoders import get_encoder
+from laizi.env.spaces import NUM_ACTIONS
 from laizi.env.table import EnvTable, step_tables
 from laizi.rules.registry import make_ruleset
 
@@ -33,7 +34,12 @@ __all__ = ["BatchEnv"]
 
 
 class BatchEnv:
-    """``n`` tables of the same rules.  Table *i*'s hands come from seed ``seed × n + i``."""
+    """``n`` tables of the same rules.  Table *i*'s hands come from seed ``seed × n + i``.
+
+    ``keep_final``: also write, for each table whose hand ends, the final observation of the
+    seat that ended it into :attr:`final_obs` (the vector env's ``infos["final_obs"]``).
+    ``encoder``: ``"v1"`` (``(22, 34)``) or ``"v2"`` (``(63, 34)``), :mod:`laizi.env.encoders`.
+    """
 
     def __init__(
         self,
@@ -42,18 +48,27 @@ class BatchEnv:
         *,
         seed: int = 0,
         reward_scale: float = 1.0,
+        keep_final: bool = False,
+        encoder: Any = "v1",
     ) -> None:
         if n < 1:
             raise ValueError("n: at least one table")
         ruleset = make_ruleset(rules)
+        self.encoder = get_encoder(encoder)
+        shape = self.encoder.shape
+        self._write_obs = None if self.encoder.name == "v1" else self.encoder.write
         self.n = n
         self.reward_scale = float(reward_scale)
         self.tables = [EnvTable(ruleset) for _ in range(n)]
-        self.obs = np.zeros((n, *OBS_SHAPE), np.float32)
+        self.obs = np.zeros((n, *shape), np.float32)
         self.mask = np.zeros((n, NUM_ACTIONS), np.int8)
         self.seat = np.zeros(n, np.int64)
         self.rewards = np.zeros((n, 4), np.float32)
         self.done = np.zeros(n, bool)
+        self.keep_final = keep_final
+        self.final_obs = np.zeros((n, *shape), np.float32) if keep_final else self.obs[:0]
+        """With ``keep_final``: row *i* is, after a step that ended table *i*'s hand, the last
+        observation of that hand of the seat that made the last move (then a new hand is dealt)."""
         self.hands_done = 0
         self._seed = seed
         self._hands = [0] * n
@@ -70,7 +85,7 @@ class BatchEnv:
         seat = table.current_seat()
         assert seat is not None
         self.seat[i] = seat
-        table.write_observation(seat, self.obs[i])
+        self.encoder.write(table, seat, self.obs[i])
         table.write_mask(seat, self.mask[i])
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,9 +117,12 @@ class BatchEnv:
             self.mask,
             rewards,
             self.reward_scale,
+            self._write_obs,
         )
         for i in ended:  # a new hand at once: every row always has a decision
             done[i] = True
+            if self.keep_final:
+                self.encoder.write(self.tables[i], int(self.seat[i]), self.final_obs[i])
             self.hands_done += 1
             self._deal(i)
             self._write(i)

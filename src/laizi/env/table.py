@@ -385,11 +385,14 @@ def step_tables(
     mask: np.ndarray,
     rewards: np.ndarray,
     scale: float,
+    write: Any = None,
 ) -> list[int]:
     """:class:`~laizi.env.batch.BatchEnv`'s loop, compiled with this module: table *i* plays
     ``actions[i]`` for seat ``seats[i]``; where its hand goes on, the next decision's seat,
     observation and mask are written into row *i*; where it ended, its four payments × ``scale``
-    into ``rewards[i]``.  Returns the tables whose hand ended (the caller deals them again)."""
+    into ``rewards[i]``.  Returns the tables whose hand ended (the caller deals them again).
+    ``write(table, seat, out)``: another observation encoder (:mod:`laizi.env.encoders`);
+    ``None``: ``v1``, :meth:`EnvTable.write_observation`."""
     ended: list[int] = []
     for i in range(len(tables)):
         table = tables[i]
@@ -407,6 +410,9 @@ def step_tables(
         seat = table.current_seat()
         assert seat is not None
         seats[i] = seat
-        table.write_observation(seat, obs[i])
+        if write is None:
+            table.write_observation(seat, obs[i])
+        else:
+            write(table, seat, obs[i])
         table.write_mask(seat, mask[i])
     return ended
