@@ -201,15 +201,19 @@ class Deployment:
         await asyncio.to_thread(self.cluster.nodes[index].start)  # back once /healthz answers
         self.cluster.dead.discard(index)
 
-    def check_alive(self) -> int:
-        """Processes that died by themselves (an error each); started again."""
+    def all_running(self) -> int:
+        """Every process running again before the next phase: one that died by itself (an
+        error each), or that a failed phase left stopped, is started again."""
         died = 0
         for i, node in enumerate(self.cluster.nodes):
             proc = node.proc
-            if i not in self.cluster.dead and proc is not None and proc.poll() is not None:
-                log(f"process {i} died by itself (exit {proc.returncode}): started again")
-                died += 1
+            if proc is None or proc.poll() is not None:
+                if i not in self.cluster.dead:
+                    code = None if proc is None else proc.returncode
+                    log(f"process {i} died by itself (exit {code})")
+                    died += 1
                 node.start()
+                self.cluster.dead.discard(i)
         return died
 
     def log_errors(self) -> int:
@@ -225,6 +229,8 @@ class Bench:
         self.args, self.dep = args, dep
         self.seed = 0
         self.phases: list[Phase] = []
+        self.deadline = 0.0
+        """When the current phase's matches must have ended."""
 
     def make_tables(self, hands: int) -> list[Table]:
         """``--tables`` fresh tables through nginx: half with a person, half bots-only."""
@@ -250,9 +256,10 @@ class Bench:
         phase = Phase(name)
         self.phases.append(phase)
         log(f"phase {name}: {self.args.tables} tables")
+        tasks: list[asyncio.Task[None]] = []
         try:
             tables = await asyncio.to_thread(self.make_tables, hands)
-            deadline = time.monotonic() + self.args.match_timeout
+            self.deadline = deadline = time.monotonic() + self.args.match_timeout
             tasks = [asyncio.create_task(t.viewer.run(deadline)) for t in tables]
             while not all(t.viewer.last_seq is not None and t.viewer.last_seq > 12 for t in tables):
                 await asyncio.sleep(0.05)
@@ -265,13 +272,16 @@ class Bench:
                 if isinstance(outcome, BaseException):
                     log(f"  {table.code}: {outcome!r}")
                     phase.errors += 1
-            phase.errors += await asyncio.to_thread(self.dep.check_alive)
+            phase.errors += await asyncio.to_thread(self.dep.all_running)
             await asyncio.to_thread(self.check, phase, tables)
         except Exception as error:  # the next phases still run: a failed one is an error
             log(f"phase {name} failed: {error!r}")
             phase.errors += 1
             phase.figures["failure"] = repr(error)
-            await asyncio.to_thread(self.dep.check_alive)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.to_thread(self.dep.all_running)
         log(f"phase {name}: {phase.summary()}")
 
     def check(self, phase: Phase, tables: list[Table]) -> None:
@@ -281,7 +291,12 @@ class Bench:
             phase.errors += len(table.viewer.errors)
             if not table.done():
                 continue  # counted (no match end in time)
-            hands = match_records(port, table.code)
+            try:
+                hands = match_records(port, table.code)
+            except RuntimeError as error:
+                log(f"  {error}")
+                phase.errors += 1
+                continue
             whole = verify([e for hand in hands for e in hand])
             phase.unverified += sum(verify(hand).status != "verified" for hand in hands)
             phase.unverified += not whole.ok
@@ -299,8 +314,12 @@ class Bench:
         return max(seconds) if seconds else None
 
     async def wait_back(self, tables: list[Table], since: float) -> None:
+        """Until every table's viewer reconnected and got an event (a viewer whose connection
+        was never lost is waited for to the end: :meth:`Table.back_after` then reads it)."""
         until = since + BACK_S
-        while time.monotonic() < until and not all(t.done() or t.back_after(since) for t in tables):
+        while time.monotonic() < until and not all(
+            t.done() or any(at > since for at in t.viewer.back) for t in tables
+        ):
             await asyncio.sleep(0.05)
 
     # -- the faults --------------------------------------------------------------------------
@@ -330,8 +349,11 @@ class Bench:
         log(f"  PostgreSQL stopped for {self.args.pg_outage} s ({len(playing)} tables playing)")
         stopped = time.monotonic()
         await asyncio.to_thread(self.dep.pg.stop)
-        await asyncio.sleep(max(0.0, self.args.pg_outage - (time.monotonic() - stopped)))
-        await asyncio.to_thread(self.dep.pg.start)
+        down = time.monotonic()  # its last connection gone
+        try:
+            await asyncio.sleep(max(0.0, self.args.pg_outage - (time.monotonic() - stopped)))
+        finally:
+            await asyncio.to_thread(self.dep.pg.start)
         back = time.monotonic()
         phase.figures["outage_s"] = round(back - stopped, 2)
         # nothing is sent that is not written: an event the clients got meanwhile is a lead
@@ -339,7 +361,7 @@ class Bench:
             1
             for t in playing
             for at, m in zip(t.viewer.times, t.viewer.messages, strict=True)
-            if stopped + 0.5 < at < back and m["type"] == "event"
+            if down + 0.2 < at < back and m["type"] == "event"
         )
         until = back + STUCK_S
         while time.monotonic() < until and not all(
@@ -365,7 +387,7 @@ class Bench:
                     raise RuntimeError("the processes did not list their rooms again")
                 await asyncio.sleep(0.1)
             await self.kill9(phase, tables)
-            while not all(t.done() for t in tables):
+            while not all(t.done() for t in tables) and time.monotonic() < self.deadline:
                 await asyncio.sleep(0.1)
         finally:
             watch.cancel()
