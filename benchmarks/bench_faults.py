@@ -155,13 +155,15 @@ class Deployment:
         log("Redis (deploy/redis.sh, nothing saved)")
         self.redis = OwnRedis(where / "redis")
         stack.callback(self.redis.close)
-        flags = ("--proxy-headers", "127.0.0.1", "--lease-ms", str(LEASE_MS))
-        flags += ("--stop-timeout", str(STOP_TIMEOUT_S))
-        # every client is 127.0.0.1 (through nginx): the per-address caps are raised
-        flags += ("--rooms-per-address", "5000", "--connections-per-address", "10000")
-        flags += ("--get-rate", "10000", "--get-burst", "10000")
-        flags += ("--bot-rooms-per-account", "1000", "--rooms-per-account", "1000")
-        self.cluster = Cluster(where, self.db, self.redis.url, 3, flags)
+        flags = [
+            *("--proxy-headers", "127.0.0.1", "--lease-ms", str(LEASE_MS)),
+            *("--stop-timeout", str(STOP_TIMEOUT_S)),
+            # every client is 127.0.0.1 (through nginx): the per-address caps are raised
+            *("--rooms-per-address", "5000", "--connections-per-address", "10000"),
+            *("--get-rate", "10000", "--get-burst", "10000"),
+            *("--bot-rooms-per-account", "1000", "--rooms-per-account", "1000"),
+        ]
+        self.cluster = Cluster(where, self.db, self.redis.url, 3, tuple(flags))
         log("three laizi serve --redis processes")
         stack.enter_context(self.cluster)
         (where / "nginx").mkdir()
@@ -234,7 +236,7 @@ class Bench:
 
     def make_tables(self, hands: int) -> list[Table]:
         """``--tables`` fresh tables through nginx: half with a person, half bots-only."""
-        fast = {"hands": hands, "bot_delay_ms": 80, "claim_window_ms": 0}
+        fast: dict[str, Any] = {"hands": hands, "bot_delay_ms": 80, "claim_window_ms": 0}
         fast |= {"between_hands_ms": 300, "settlement_seconds": 0}
         port = self.dep.nginx.port
         tables = []
