@@ -32,16 +32,14 @@ def nginx_binary(install: bool = False) -> str | None:
 
 
 def pointed(conf: str, ports: list[int], port: int) -> str:
-    """A shipped configuration with its upstream's servers at ``ports``, listening on ``port``
-    of 127.0.0.1 only."""
+    """A shipped configuration with its upstream's servers at ``ports`` (each with the shipped
+    first server's parameters), listening on ``port`` of 127.0.0.1 only."""
 
     def servers(found: re.Match[str]) -> str:
-        indent = found.group(2)
-        return "".join(
-            f"{indent}server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n" for p in ports
-        )
+        indent, parameters = found.group(2), found.group(3)
+        return "".join(f"{indent}server 127.0.0.1:{p}{parameters}\n" for p in ports)
 
-    conf, count = re.subn(r"(( *)server 127\.0\.0\.1:\d+ [^\n]*\n)+", servers, conf)
+    conf, count = re.subn(r"(( *)server 127\.0\.0\.1:\d+([^\n]*)\n)+", servers, conf)
     assert count == 1, "the upstream block of the shipped nginx configuration moved"
     conf = conf.replace("listen 80;", f"listen 127.0.0.1:{port};")
     return re.sub(r" *listen \[::\]:80;\n", "", conf)

@@ -103,6 +103,43 @@ def test_players_through_nginx_survive_a_process_killed_under_them(
 
 
 @pytest.mark.slow
+def test_players_through_nginx_get_back_at_once_in_a_rolling_restart(
+    proxied: tuple[Cluster, Nginx],
+) -> None:
+    """Both processes restarted one after the other (SIGTERM, started again, the next) under
+    eight tables played through nginx: every player is back within a few seconds of each lost
+    connection.  (With the site's former ``max_fails=1 fail_timeout=2s`` nginx let a process
+    that had failed once take one new connection every 2 s — a WebSocket never ends — and the
+    last players waited 7–11 s: issue 30's fault benchmark.)"""
+    cluster, nginx = proxied
+    table = {**FAST_TABLE, "players": 1, "hands": 3, "bot_delay_ms": 60}
+    codes = [str(_create(nginx.http, **table)["code"]) for _ in range(8)]
+    players = [Player(code, [nginx.port], seed=i, delay=0.1) for i, code in enumerate(codes)]
+
+    async def run() -> None:
+        deadline = time.monotonic() + 240
+        tasks = [asyncio.create_task(p.run(deadline)) for p in players]
+        while not all(p.last_seq is not None and p.last_seq > 12 for p in players):
+            await asyncio.sleep(0.1)
+            assert time.monotonic() < deadline
+        for i, node in enumerate(cluster.nodes):
+            assert node.proc is not None
+            node.proc.terminate()
+            cluster.dead.add(i)
+            await asyncio.to_thread(node.proc.wait, 30)
+            await asyncio.to_thread(node.start)
+            cluster.dead.discard(i)
+        await asyncio.gather(*tasks)
+
+    asyncio.run(run())
+    waits = [min(b for b in p.back if b > lost) - lost for p in players for lost in p.closes]
+    assert len(waits) >= 8  # every player lost its connection at least once
+    assert max(waits) < 4.0, sorted(waits)
+    for player in players:
+        check_table(cluster.nodes[1].port, player.code, [player])
+
+
+@pytest.mark.slow
 def test_a_browser_plays_a_hand_through_nginx(proxied: tuple[Cluster, Nginx]) -> None:
     """The web client, as a player would use it: the lobby's form, the table, a whole hand
     clicked to its settlement — every request and the WebSocket through nginx."""
