@@ -47,6 +47,10 @@ recovery per table, lost, wrong, escapes, unverified, errors, the fault's own ti
 ``server_log_errors`` (lines with ``ERROR`` or ``Traceback`` in the processes' logs: a lead for
 whoever reads a failed run; the processes log the outage itself as warnings).
 
+``--phases kill9,rolling`` runs only those faults (the keys of the others are null);
+``--keep-logs`` keeps the processes' and nginx's logs (the directory is named on stderr); a
+table that lost events is told on stderr with its missing numbers and its reconnections.
+
 Goals (issue 30): every recovery ≤ 10 s (PostgreSQL: ≤ 5 s); lost, stuck, duplicated,
 unverified, escapes and errors all 0.  ``--quick`` (CI's smoke run,
 ``tests/test_faults_bench_smoke.py``): 4 tables a phase, two-hand matches (three in ``rolling``),
@@ -94,6 +98,7 @@ STUCK_S = 30.0
 BACK_S = 30.0
 """A table of a killed or stopped process not played on within this counts as an error."""
 LEASE_MS = 3000
+PHASES = ["kill9", "sigterm", "postgres", "redis", "rolling"]
 STOP_TIMEOUT_S = 10.0
 
 
@@ -233,6 +238,8 @@ class Bench:
         self.args, self.dep = args, dep
         self.seed = 0
         self.phases: list[Phase] = []
+        self.began = 0.0
+        """When the current phase's tables were made (monotonic)."""
         self.deadline = 0.0
         """When the current phase's matches must have ended."""
         self.killed_nodes: set[str] = set()
@@ -265,7 +272,8 @@ class Bench:
         tasks: list[asyncio.Task[None]] = []
         try:
             tables = await asyncio.to_thread(self.make_tables, hands)
-            self.deadline = deadline = time.monotonic() + self.args.match_timeout
+            self.began = time.monotonic()
+            self.deadline = deadline = self.began + self.args.match_timeout
             tasks = [asyncio.create_task(t.viewer.run(deadline)) for t in tables]
             while not all(t.viewer.last_seq is not None and t.viewer.last_seq > 12 for t in tables):
                 await asyncio.sleep(0.05)
@@ -309,8 +317,24 @@ class Bench:
             phase.escapes += sum(r["escaped"] is not None for r in whole.results)
             seen = compare_stream(table.viewer, hands)
             phase.lost += seen.lost
+            if seen.lost:
+                log(f"  {table.code}: lost {seen.lost} of {seen.expected}: {runs(seen.missing)}")
+                log(f"    {self.story(table)}")
             stored = Counter((h, i) for h, i, _ in events_of(self.dep.db, table.code))
             phase.wrong += seen.wrong + sum(n - 1 for n in stored.values())
+
+    def story(self, table: Table) -> str:
+        """When the viewer's connections were lost and came back, and what it got then (the
+        seconds since the phase began): for whoever reads a run that lost events."""
+        viewer, began = table.viewer, self.began
+        kind = "person" if table.people else "spectator"
+        got = [
+            f"{m['type']} {m.get('seq', '')}@{at - began:.2f}"
+            for m, at in zip(viewer.messages, viewer.times, strict=True)
+            if m["type"] in ("snapshot", "joined", "welcome")
+        ]
+        closes = ", ".join(f"{at - began:.2f}" for at in viewer.closes)
+        return f"{kind}; connections lost at {closes}; got {', '.join(got)}"
 
     def recovery(self, phase: Phase, tables: list[Table], since: float, key: str) -> float | None:
         figures = [t.back_after(since) for t in tables]
@@ -446,19 +470,25 @@ class Bench:
         phase.figures["exit_s"] = []
         began = time.monotonic()
         for index in range(len(self.dep.cluster.nodes)):
-            log(f"  rolling: SIGTERM of process {index}, started again")
+            log(f"  rolling: SIGTERM of process {index} at {time.monotonic() - self.began:.2f}")
             exit_s = await self.dep.sigterm(index)
             phase.figures["exit_s"].append(round(exit_s, 2))
             await self.dep.restart(index)
+        # every table played on after the last restart (or over): then each table's longest
+        # wait between two events from the first SIGTERM on
+        restarted = time.monotonic()
+        while time.monotonic() < restarted + BACK_S and not all(
+            t.done() or t.first_event_after(restarted) for t in tables
+        ):
+            await asyncio.sleep(0.05)
         ended = time.monotonic()
-        # each table's longest wait between two events while the processes restarted
         pauses = []
         for table in tables:
             viewer = table.viewer
             times = [began] + [
                 at
                 for at, m in zip(viewer.times, viewer.messages, strict=True)
-                if began <= at and m["type"] == "event"
+                if began <= at <= ended and m["type"] == "event"
             ]
             if not table.done():
                 times.append(max(ended, times[-1]))
@@ -468,24 +498,33 @@ class Bench:
     async def main(self) -> dict[str, Any]:
         quick = self.args.quick
         hands = 2 if quick else 3  # the matches outlast the fault and the recovery
-        await self.run_phase("kill9", hands, self.kill9)
-        await self.run_phase("sigterm", hands, self.sigterm)
-        await self.run_phase("postgres", hands, self.postgres)
-        await self.run_phase("redis", hands, self.redis)
-        await self.run_phase("rolling", hands + 1, self.rolling)
-        by = {p.name: p for p in self.phases}
-        exits = by["sigterm"].figures.get("exit_s", []) + by["rolling"].figures.get("exit_s", [])
+        faults = {
+            "kill9": (hands, self.kill9),
+            "sigterm": (hands, self.sigterm),
+            "postgres": (hands, self.postgres),
+            "redis": (hands, self.redis),
+            "rolling": (hands + 1, self.rolling),
+        }
+        for name, (match_hands, fault) in faults.items():
+            if name in self.args.phases:
+                await self.run_phase(name, match_hands, fault)
+        by = {p.name: p for p in self.phases}  # a phase not run (--phases): its keys null
+
+        def of(name: str, read: Any) -> Any:
+            return read(by[name]) if name in by else None
+
+        exits = [e for name in ("sigterm", "rolling") for e in of(name, exit_times) or []]
         errors = sum(p.errors for p in self.phases)
         errors += sum(p.lost for p in self.phases if p.name != "postgres")
         errors += sum(p.escapes for p in self.phases if p.name != "rolling")
         return {
-            "kill9_recovery_s": by["kill9"].figures.get("recovery_s"),
+            "kill9_recovery_s": of("kill9", lambda p: p.figures.get("recovery_s")),
             "sigterm_exit_s_max": max(exits) if exits else None,
-            "pg_recovery_s": by["postgres"].figures.get("recovery_s"),
-            "pg_lost_events": by["postgres"].lost,
-            "pg_stuck_tables": by["postgres"].figures.get("stuck"),
-            "redis_loss_orphan_s": by["redis"].figures.get("orphan_s"),
-            "rolling_escapes": by["rolling"].escapes,
+            "pg_recovery_s": of("postgres", lambda p: p.figures.get("recovery_s")),
+            "pg_lost_events": of("postgres", lambda p: p.lost),
+            "pg_stuck_tables": of("postgres", lambda p: p.figures.get("stuck")),
+            "redis_loss_orphan_s": of("redis", lambda p: p.figures.get("orphan_s")),
+            "rolling_escapes": of("rolling", lambda p: p.escapes),
             "duplicated_events": sum(p.wrong for p in self.phases),
             "unverified_records": sum(p.unverified for p in self.phases),
             "errors": errors,
@@ -495,15 +534,36 @@ class Bench:
         }
 
 
+def exit_times(phase: Phase) -> list[float]:
+    times: list[float] = phase.figures.get("exit_s", [])
+    return times
+
+
+def runs(numbers: tuple[int, ...]) -> str:
+    """``(3, 4, 5, 9)`` → ``"3-5, 9"``."""
+    out: list[str] = []
+    for n in numbers:
+        if out and out[-1].split("-")[-1] == str(n - 1):
+            out[-1] = out[-1].split("-")[0] + f"-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out)
+
+
 @contextmanager
-def deployed() -> Iterator[Deployment]:
-    """The deployment in a temporary directory; everything stopped and removed at the end."""
+def deployed(keep: bool) -> Iterator[Deployment]:
+    """The deployment in a temporary directory; everything stopped at the end, and the
+    directory removed (``keep``: its logs are kept, and named)."""
     where = Path(tempfile.mkdtemp(prefix="laizi-bench-faults."))
     try:
         with ExitStack() as stack:
             yield Deployment(stack, where)
     finally:
-        shutil.rmtree(where, ignore_errors=True)
+        if keep:
+            shutil.rmtree(where / "redis", ignore_errors=True)
+            log(f"the processes' and nginx's logs are kept in {where}")
+        else:
+            shutil.rmtree(where, ignore_errors=True)
 
 
 def main() -> None:
@@ -511,17 +571,28 @@ def main() -> None:
     parser.add_argument("--tables", type=int, help="tables a phase (default 12; --quick 4)")
     parser.add_argument("--pg-outage", type=float, help="seconds (default 10; --quick 3)")
     parser.add_argument("--match-timeout", type=float, default=300.0, help="seconds a phase")
+    parser.add_argument(
+        "--phases",
+        type=lambda text: text.split(","),
+        default=PHASES,
+        help=f"the faults to run, in their order (default {','.join(PHASES)})",
+    )
+    parser.add_argument(
+        "--keep-logs", action="store_true", help="keep the processes' and nginx's logs"
+    )
     parser.add_argument("--quick", action="store_true", help="CI's smoke run")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     args.tables = args.tables or (4 if args.quick else 12)
     args.pg_outage = args.pg_outage if args.pg_outage is not None else 3.0 if args.quick else 10.0
+    if set(args.phases) - set(PHASES):
+        parser.error(f"--phases: of {','.join(PHASES)}")
     if args.tables < 2:
         parser.error("--tables: at least 2 (one with a person, one bots-only)")
     for ending in (signal.SIGTERM, signal.SIGHUP):  # ended as Ctrl-C is: everything stopped
         signal.signal(ending, signal.default_int_handler)
     load_before = round(os.getloadavg()[0], 2)
-    with deployed() as dep:
+    with deployed(args.keep_logs) as dep:
         result = asyncio.run(Bench(args, dep).main())
     result["load_average"] = {"before": load_before, "after": round(os.getloadavg()[0], 2)}
     report(result, args.json)

@@ -452,6 +452,8 @@ class StreamCheck:
     wrong: int
     """Events received under a number where the record has another one (repeated, extra or
     changed: an event sent twice shifts every later one)."""
+    missing: tuple[int, ...] = ()
+    """The numbers never received (the lost ones)."""
 
 
 def compare_stream(viewer: Player, hands: list[list[dict[str, Any]]]) -> StreamCheck:
@@ -473,7 +475,7 @@ def compare_stream(viewer: Player, hands: list[list[dict[str, Any]]]) -> StreamC
             base = message["seq"]  # joined late: it starts after its first snapshot
         if message["type"] == "event":
             received.setdefault(message["seq"], []).append(message["event"])
-    lost = sum(n not in received for n in range(base + 1, len(expected) + 1))
+    missing = tuple(n for n in range(base + 1, len(expected) + 1) if n not in received)
     wrong = 0
     for n, events in received.items():
         want = expected[n - 1] if 1 <= n <= len(expected) else None
@@ -484,4 +486,4 @@ def compare_stream(viewer: Player, hands: list[list[dict[str, Any]]]) -> StreamC
                 wrong += event["type"] != "match_end"
             elif canonical(event) != canonical(want):
                 wrong += 1
-    return StreamCheck(len(expected) - base, lost, wrong)
+    return StreamCheck(len(expected) - base, len(missing), wrong, missing)
