@@ -26,8 +26,14 @@ import websockets
 from typer.testing import CliRunner
 
 from laizi.cli import app
-from laizi.engine import parse_record
-from tests.server_checks import check_hand_stream, split_hands, stream_events
+from laizi.engine import parse_record, seat_event
+from tests.server_checks import (
+    canonical,
+    check_hand_stream,
+    server_stream,
+    split_hands,
+    stream_events,
+)
 from tests.server_helpers import SRC, ServerProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +81,7 @@ class OwnRedis:
             ["bash", self.SH, command, self.where], capture_output=True, text=True, env=env
         )
         if done.returncode != 0:
-            pytest.fail(f"deploy/redis.sh {command}: {done.stderr[-500:]}")
+            raise RuntimeError(f"deploy/redis.sh {command}: {done.stderr[-500:]}")
         return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
 
     def restart_empty(self) -> None:
@@ -85,6 +91,57 @@ class OwnRedis:
 
     def close(self) -> None:
         self._run("destroy")
+
+
+class OwnPostgres:
+    """A PostgreSQL server of one test's or benchmark's own (``deploy/postgres.sh``, fsync off),
+    in a directory of its own: it can be stopped and started again on the same data and port —
+    an operator's database going away and coming back.  (Its directory is made here, open to
+    all: as root the server runs as another user, who could not enter a test's tmp_path.)"""
+
+    SH = str(ROOT / "deploy" / "postgres.sh")
+
+    def __init__(self) -> None:
+        self.where = tempfile.mkdtemp(prefix="laizi-own-pg.")
+        os.chmod(self.where, 0o755)
+        try:
+            self.url = self._run("start")
+        except BaseException:
+            shutil.rmtree(self.where, ignore_errors=True)
+            raise
+        """The server's URL (its ``postgres`` database)."""
+
+    def _run(self, command: str) -> str:
+        env = {**os.environ, "LAIZI_PG_FAST": "yes"}
+        done = subprocess.run(
+            ["bash", self.SH, command, self.where + "/server"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"deploy/postgres.sh {command}: {done.stderr[-500:]}")
+        return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+    def database(self, name: str) -> str:
+        """A new database ``name`` on it: its URL."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as c:
+            c.execute(f"CREATE DATABASE {name}")
+        return self.url.rsplit("/", 1)[0] + "/" + name
+
+    def stop(self) -> None:
+        """Stop it (``pg_ctl -m fast``: its connections are cut), keeping its data."""
+        self._run("stop")
+
+    def start(self) -> None:
+        """Start it again, on the same data and port."""
+        assert self._run("start") == self.url
+
+    def close(self) -> None:
+        self._run("destroy")
+        shutil.rmtree(self.where, ignore_errors=True)
 
 
 @pytest.fixture
@@ -225,6 +282,8 @@ class Player:
     spectate: bool = False
     delay: float = 0.0
     messages: list[dict[str, Any]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    """When each message came (monotonic), as ``messages``."""
     token: str | None = None
     seat: int | None = None
     last_seq: int | None = None
@@ -287,6 +346,7 @@ class Player:
 
     async def _take(self, ws: Any, message: dict[str, Any], rng: random.Random) -> None:
         self.messages.append(message)
+        self.times.append(time.monotonic())
         kind = message["type"]
         if kind == "joined":
             self.token, self.seat = message["token"], message["seat"]
@@ -368,3 +428,62 @@ def check_table(port: int, code: str, viewers: list[Player]) -> list[Any]:
             check_hand_stream(parse_record(raw.decode()), shown, viewer.seat)
     assert totals is not None and sum(Fraction(str(t)) for t in totals) == 0
     return totals
+
+
+def match_records(port: int, code: str) -> list[list[dict[str, Any]]]:
+    """The stored record of a room's match, cut into hands (each begins with ``start``)."""
+    status, body = get(port, f"/api/matches/{code}/record")
+    if status != 200:
+        raise RuntimeError(f"{code}: the match record answered {status}: {body[:200]!r}")
+    events = parse_record(body.decode())
+    starts = [i for i, e in enumerate(events) if e["type"] == "start"]
+    return [events[a:b] for a, b in zip(starts, [*starts[1:], len(events)], strict=True)]
+
+
+@dataclass(frozen=True)
+class StreamCheck:
+    """One viewer's stream against the stored record (:func:`compare_stream`)."""
+
+    expected: int
+    """The events the viewer was to receive from its first on (after the snapshot it joined
+    with, if it came late) to the match's end."""
+    lost: int
+    """Of those, the numbers it never received."""
+    wrong: int
+    """Events received under a number where the record has another one (repeated, extra or
+    changed: an event sent twice shifts every later one)."""
+    missing: tuple[int, ...] = ()
+    """The numbers never received (the lost ones)."""
+
+
+def compare_stream(viewer: Player, hands: list[list[dict[str, Any]]]) -> StreamCheck:
+    """Compare the sequence numbers and events ``viewer`` received with the room's stored hands
+    (``hands``: :func:`match_records` of a finished match): what the viewer's seat (or a
+    spectator) may see of each hand, as the server streams it, then the match's end, numbered
+    1, 2, 3 …  Counts, not asserts: the benchmark reports them."""
+    expected = [
+        shown
+        for record in hands
+        for shown in (seat_event(e, viewer.seat) for e in server_stream(record))
+        if shown is not None
+    ]
+    expected.append({"type": "match_end"})  # its totals are the hands' (checked by verify)
+    received: dict[int, list[dict[str, Any]]] = {}
+    base = 0
+    for message in viewer.messages:
+        if message["type"] == "snapshot" and not received and base == 0:
+            base = message["seq"]  # joined late: it starts after its first snapshot
+        if message["type"] == "event":
+            received.setdefault(message["seq"], []).append(message["event"])
+    missing = tuple(n for n in range(base + 1, len(expected) + 1) if n not in received)
+    wrong = 0
+    for n, events in received.items():
+        want = expected[n - 1] if 1 <= n <= len(expected) else None
+        for event in events:
+            if want is None:
+                wrong += 1
+            elif want["type"] == "match_end":
+                wrong += event["type"] != "match_end"
+            elif canonical(event) != canonical(want):
+                wrong += 1
+    return StreamCheck(len(expected) - base, len(missing), wrong, missing)

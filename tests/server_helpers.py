@@ -74,6 +74,17 @@ class Addressed:
         assert status == 201, body
         return body
 
+    def account_cookie(self, name: str, password: str = "correct horse") -> str:
+        """Register an account; its session cookie (``laizi_session=…``) for ``cookie=``."""
+        request = urllib.request.Request(
+            self.http + "/api/register",
+            data=json.dumps({"name": name, "password": password}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return str(r.headers["Set-Cookie"]).split(";")[0]
+
 
 class ServerProcess(Addressed):
     """``laizi serve`` in a subprocess on 127.0.0.1 and a free port, with its own database."""
@@ -146,17 +157,6 @@ class ServerProcess(Addressed):
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def account_cookie(self, name: str, password: str = "correct horse") -> str:
-        """Register an account; its session cookie (``laizi_session=…``) for ``cookie=``."""
-        request = urllib.request.Request(
-            self.http + "/api/register",
-            data=json.dumps({"name": name, "password": password}).encode(),
-            headers={"Content-Type": "application/json"},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=30) as r:
-            return str(r.headers["Set-Cookie"]).split(";")[0]
 
 
 class Servers:
