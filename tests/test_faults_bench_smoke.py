@@ -11,6 +11,7 @@ is checked here on its own, without a cluster."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -67,7 +68,8 @@ def test_bench_faults_quick() -> None:
         "unverified_records",
         "errors",
     ):
-        assert figures[zero] == 0, (zero, figures)
+        if figures[zero] != 0:  # the whole report (pytest would shorten the dict): each phase
+            pytest.fail(f"{zero} = {figures[zero]}:\n{json.dumps(figures, indent=1)}")
     assert 0 < figures["kill9_recovery_s"] <= 10.0, figures
     assert 0 < figures["sigterm_exit_s_max"] <= 10.0, figures
     assert 0 <= figures["pg_recovery_s"] <= 5.0, figures

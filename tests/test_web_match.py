@@ -163,7 +163,9 @@ def test_the_ranked_settlement_shows_rank_changes_and_match_again_queues(
             assert escaper.locator(".delta").inner_text() == "-400"
             assert "-30 → -430" in escaper.inner_text()
         for (lang, look), page in zip(LOOKS, pages, strict=True):
-            page.locator("[data-standings]").scroll_into_view_if_needed()
+            # for the screenshot only; the end screen may be redrawn meanwhile (its countdown), so
+            # no wait for a stable element: scroll whichever table is there now
+            page.evaluate("document.querySelector('[data-standings]')?.scrollIntoView()")
             _shot(page, f"ranked-settlement-{lang}-{'phone' if look is PHONE else 'desktop'}")
         # 再次匹配: leave the room, then queue again for the same preset and kind
         pages[0].click(".match-end [data-cmd='requeue']")

@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from laizi.botproto import messages
+import laizi.botproto.messages as messages
 from laizi.engine import Action, ActionError
 
 __all__ = [
