@@ -71,8 +71,7 @@ def replay(
     With --stop-after N the last line is {"type": "legal", "after": N, "phase", "turn",
     "claim"?, "to_act": [{"seat", "legal": [actions in the script's notation]}]}.
 
-    With --html OUT, FILE may also be a hand record or an events log: the replay page is written
-    to OUT (docs/web.md, "The record viewer")."""
+    With --html OUT: one replay page of a script, a record or an events log (docs/web.md)."""
     language = lang_or_exit(lang)
     if html is not None:
         if stop_after is not None:

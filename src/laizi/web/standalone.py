@@ -8,8 +8,8 @@ caller); and the replay's data — the frames the engine made (:func:`laizi.web.
 or an events log's text for the page to fold.  It fetches nothing and opens from ``file://``.
 
 >>> page = replay_page({"name": "x.jsonl", "kind": "record", "hands": []}, {"words": {}})
->>> page.startswith("<!doctype html>"), "<script src" in page, "http" in page.split("<style>")[0]
-(True, False, False)
+>>> page.startswith("<!doctype html>"), "<script src" in page, page.count('<script type="module">')
+(True, False, 1)
 """
 
 from __future__ import annotations

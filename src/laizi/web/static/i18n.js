@@ -138,7 +138,7 @@ const TEXT = {
   drop_file: ["或把文件拖到这里", "or drop it here"],
   replay_file: ["{0} — 回放", "{0} — replay"],
   file_seat_log: ["这是座位 {0} 看到的日志：别家的暗牌和摸牌是背面。", "This log is what seat {0} saw: the others' concealed tiles and draws are face down."],
-  file_no_rules: ["从文件回放：没有番数、剩余牌数和合法动作（由规则算出，浏览器不算），每个动作都算作决策。laizi replay FILE --html OUT 生成的页面都有。", "Replayed from a file: no multipliers, tiles left or legal actions (the rules compute them, the browser doesn't), so every action counts as a decision. A page written by laizi replay FILE --html OUT has them all."],
+  file_no_rules: ["从文件回放：对局中的番数、剩余牌数和合法动作都没有（由规则算出，浏览器不算），每个动作都算作决策；结算是记录里的。laizi replay FILE --html OUT 生成的页面都有。", "Replayed from a file: no multipliers during play, no tiles left, no legal actions (the rules compute them, the browser doesn't), so every action counts as a decision; the settlement is the record's own. A page written by laizi replay FILE --html OUT has them all."],
   file_verify: ["检验这份记录：", "Check this record:"],
   file_error: ["打不开这个文件：{0}", "Can't open this file: {0}"],
   file_empty: ["文件是空的", "the file is empty"],
