@@ -19,7 +19,7 @@ import {
 
 const fixture = (name) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf-8");
 const lines = (text) => text.split("\n").filter(Boolean).map((x) => JSON.parse(x));
-const HANDS = ["wuhan", "baishan"];
+const HANDS = ["wuhan", "baishan", "robkong", "escape"]; // the last two: examples/replay, a kong robbed and an escape
 
 /** What a frame shows of the table, in the fixtures' terms. */
 function table(f) {
