@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, Page, Request
 
 from laizi.engine.record import parse_record
 from tests.cli_helpers import ROOT, run
+from tests.page_scan import scan
 from tests.server_helpers import ServerProcess
 from tests.web_browser import launch, new_page, shot
 
@@ -69,10 +70,12 @@ def test_the_written_page_opens_from_file_and_steps_with_no_request(browser, tmp
     assert page.locator(".decision").get_attribute("data-legal") == str(frames[step]["legal"])
     assert _backs(page, 2) == 0 and all(_backs(page, s) > 0 for s in (0, 1, 3))
     shot(page, "record-viewer-seat-view")
+    scan(page, "en", "written page", allow=["wuhan.jsonl"])
     page.click("#lang")
     assert "步" in page.inner_text(".step") and page.get_attribute(".step", "data-step-no") == str(
         step
     )
+    scan(page, "zh", "written page", allow=["wuhan.jsonl"])
     page.click("#lang")
     page.click("[data-step=last]")
     page.wait_for_selector(".replay .settlement table.settle")
@@ -102,6 +105,11 @@ def test_a_file_opened_on_the_server_page_is_read_in_the_browser_never_sent(
     page.click("[data-step=last]")
     page.wait_for_selector(".replay .settlement table.settle")
     assert "standard hand" in page.inner_text(".settlement .verdict")
+    name = ["baishan.seat1.mjson"]
+    scan(page, "en", "file page", allow=name)
+    page.click("#lang")
+    scan(page, "zh", "file page", allow=name)
+    page.click("#lang")
     # a match's record by drag-and-drop: a hand selector, and the record's seed checked
     text = (FIXTURES / "wuhan.jsonl").read_text(encoding="utf-8")
     page.evaluate(
@@ -126,6 +134,7 @@ def test_a_file_opened_on_the_server_page_is_read_in_the_browser_never_sent(
     assert "line 2 is not JSON" in page.inner_text("[data-file-error]")
     page.click("#lang")
     assert "第 2 行不是 JSON" in page.inner_text("[data-file-error]")
+    scan(page, "zh", "a bad file", allow=["bad.jsonl"])
     page.click("#lang")
     sent = [r for r in requests if r.method != "GET" or r.post_data]
     assert sent == [] and not any("mjson" in r.url or "jsonl" in r.url for r in requests)

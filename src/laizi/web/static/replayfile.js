@@ -10,11 +10,14 @@ import { ReplayView } from "./replayview.js";
 import { renderSettlement } from "./settle.js";
 import { esc } from "./util.js";
 
-/** A file's problem in the reader's language. */
-export function fileErrorText(error) {
-  const why = error instanceof FoldError
-    ? t(`file_${error.code}`, error.line ?? "?", error.detail || "")
-    : t("file_bad_event", "?", String(error && error.message));
+const code = (text) => `<code>${esc(text)}</code>`;
+const COMMAND = "laizi replay FILE --html OUT";
+
+/** A file's problem in the reader's language, as HTML (commands and the file's words as code). */
+export function fileErrorHtml(error) {
+  const known = error instanceof FoldError;
+  const why = t(known ? `file_${error.code}` : "file_bad_event", esc(known ? error.line ?? "?" : "?"),
+    code(known ? error.detail : String(error && error.message)), code("start"), code("start_game"), code("deal"), code(COMMAND));
   return t("file_error", why);
 }
 
@@ -53,16 +56,16 @@ export function startFileReplay(root) {
   };
   function render() {
     const picker = `<section class="card file-picker"><h2>${t("open_file")}</h2>` +
-      `<p class="muted">${t("open_file_note")}</p>` +
+      `<p class="muted">${t("open_file_note", code(".jsonl"), code("laizi verify"), code("laizi export --format events"), code(".mjson"))}</p>` +
       `<div class="drop-zone" data-drop><label class="button">${t("choose_file")} <input type="file" id="record-file" accept=".jsonl,.mjson,.json,.txt,application/json"></label> <span>${t("drop_file")}</span></div>` +
-      (state.error ? `<div class="banner error" role="alert" data-file-error>${esc(fileErrorText(state.error))}</div>` : "") + `</section>`;
+      (state.error ? `<div class="banner error" role="alert" data-file-error>${fileErrorHtml(state.error)}</div>` : "") + `</section>`;
     root.innerHTML = `<div class="record-viewer">${data ? "" : picker}<div class="file-replay"></div></div>`;
     const input = root.querySelector("#record-file");
     if (input) input.addEventListener("change", () => open(input.files[0]));
     if (!state.file) return;
     const file = state.file;
     const prev = state.view;
-    const note = () => `<p class="muted file-note">${file.seat != null ? `${t("file_seat_log", file.seat)} ` : ""}${file.frames ? "" : t("file_no_rules")}</p>`;
+    const note = () => `<p class="muted file-note">${file.seat != null ? `${t("file_seat_log", file.seat)} ` : ""}${file.frames ? "" : t("file_no_rules", code(COMMAND))}</p>`;
     state.view = new ReplayView(root.querySelector(".file-replay"), {
       hands: file.hands,
       who,
@@ -90,7 +93,7 @@ export function startFileReplay(root) {
         show(data.name, foldFile(data.log));
       } catch (error) {
         Object.assign(state, { name: data.name, error });
-        root.innerHTML = `<div class="banner error" role="alert" data-file-error>${esc(fileErrorText(error))}</div>`;
+        root.innerHTML = `<div class="banner error" role="alert" data-file-error>${fileErrorHtml(error)}</div>`;
       }
     } else {
       show(data.name, { kind: data.kind, seat: null, frames: true, hands: data.hands });
