@@ -1,5 +1,8 @@
 """``laizi replay SCRIPT|-``: play a scripted hand through the engine and print its events.
 
+``laizi replay FILE --html OUT`` writes one self-contained HTML page replaying FILE — a hand
+record, a script or an events log (:mod:`laizi.cli.replay_html`) — and prints one JSON line.
+
 Exit 0 with the events as JSON lines (the last one is ``end`` with ``winner`` and
 ``payments``); 1 for bad input or a script that ends before the hand does (naming who was to
 act); 3 for an illegal action (its 0-based index, the action, why, and what was legal) — the
@@ -21,6 +24,7 @@ from laizi.cli.common import (
     fail,
     lang_or_exit,
     load_json,
+    read_text,
 )
 from laizi.engine.illegal import why_illegal
 from laizi.engine.record import dumps_event
@@ -38,7 +42,11 @@ __all__ = ["replay"]
 
 @app.command("replay")
 def replay(
-    script: str = typer.Argument(..., help="A replay script (JSON), or - for standard input."),
+    script: str = typer.Argument(
+        ...,
+        help="A replay script (JSON), or - for standard input; with --html also a hand record"
+        " (JSON Lines, as laizi verify reads) or an events log (laizi export --format events).",
+    ),
     lang: str | None = LangOption,
     json_output: bool = typer.Option(
         False, "--json", help="Accepted for uniformity: the output is always JSON lines."
@@ -49,12 +57,29 @@ def replay(
         min=0,
         help="Play only the first N actions, then print who may act and their legal actions.",
     ),
+    html: str | None = typer.Option(
+        None,
+        "--html",
+        metavar="OUT",
+        help="Write one self-contained HTML page replaying the file to OUT (step, jump to a"
+        " decision, each seat's view or all hands; opens from file://, fetches nothing) and print"
+        " one JSON line: html, kind, hands, steps, bytes.",
+    ),
 ) -> None:
     """Replay a scripted hand: hands, indicator, draws, replacements and actions → events.
 
     With --stop-after N the last line is {"type": "legal", "after": N, "phase", "turn",
-    "claim"?, "to_act": [{"seat", "legal": [actions in the script's notation]}]}."""
+    "claim"?, "to_act": [{"seat", "legal": [actions in the script's notation]}]}.
+
+    With --html OUT: one replay page of a script, a record or an events log (docs/web.md)."""
     language = lang_or_exit(lang)
+    if html is not None:
+        if stop_after is not None:
+            raise typer.BadParameter("--stop-after plays a script; --html replays a whole file")
+        from laizi.cli.replay_html import write_page
+
+        typer.echo(dumps(write_page(script, read_text(script), html, language)))
+        return
     obj = load_json(script)
     try:
         result = run_script(obj, stop_after)
@@ -62,7 +87,7 @@ def replay(
         fail(f"{pick(language, '输入有误', 'bad input')}: {script_error_text(error, language)}")
     except ScriptIllegal as error:
         _print(error.result.events if error.result else [])
-        fail(_illegal_text(error, language), EXIT_ILLEGAL_ACTION)
+        fail(illegal_text(error, language), EXIT_ILLEGAL_ACTION)
     except ScriptUnfinished as error:
         _print(error.result.events if error.result else [])
         who = "、".join(f"座位 {s}" for s in error.seats)
@@ -120,7 +145,8 @@ def script_error_text(error: ScriptError, language: str) -> str:
     return f"{error.field}：{why}"
 
 
-def _illegal_text(error: ScriptIllegal, language: str) -> str:
+def illegal_text(error: ScriptIllegal, language: str) -> str:
+    """An illegal action's message: its index, the action, why, and what was legal."""
     if language != "zh":
         return f"illegal action: {error}"
     reason = error.reason

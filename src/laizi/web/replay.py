@@ -22,6 +22,7 @@ from typing import Any
 from laizi.engine import (
     RecordError,
     apply,
+    legal_actions,
     make_ruleset,
     new_hand,
     parse_seed,
@@ -41,8 +42,11 @@ def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     Each frame: ``events`` (what happened in this step, as recorded), ``first`` (the index in the
     record of the step's first event: a bot's note, ``laizi.server.bot_notes``, names its step
-    so), ``view`` (the spectator's view after it, multipliers included) and ``hands`` (every
-    seat's concealed tiles, open).
+    so), ``view`` (the spectator's view after it, multipliers included, a concealed kong's
+    tiles shown as every hand is), ``hands`` (every
+    seat's concealed tiles, open), ``actor`` (the seat whose decision the step is; None for the
+    deal) and ``legal`` (how many actions it had to choose from: a step with ``legal`` 1 was
+    forced — the record viewer's "next decision" skips it).
     :class:`laizi.engine.RecordError` if the record does not replay.
     """
     replay_record(events)  # checks the whole record first: a bad one is refused, not half shown
@@ -71,12 +75,20 @@ def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             previous=start.get("previous"),
         )
 
-    def frame(step: list[dict[str, Any]], first: int) -> dict[str, Any]:
+    def frame(
+        step: list[dict[str, Any]], first: int, actor: int | None = None, legal: int | None = None
+    ) -> dict[str, Any]:
         shown = [e for e in step if e.get("type") != "start"]
+        public = view(state)
+        for seen, player in zip(public["players"], state.players, strict=True):
+            for meld, held in zip(seen["melds"], player.melds, strict=True):
+                meld["tiles"] = meld["tiles"] or held.to_json()["tiles"]  # every hand open: 暗杠
         return {
+            "actor": actor,
+            "legal": legal,
             "events": [{k: v for k, v in e.items() if k != "wall"} for e in shown],
             "first": first,
-            "view": view(state),
+            "view": public,
             "hands": [format_tiles(p.concealed()) for p in state.players],
             "drawn": None if state.drawn is None else format_tiles([state.drawn]),
         }
@@ -87,7 +99,8 @@ def frames(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         action = action_of(events[index])
         if action is None:  # pragma: no cover - replay_record accepted the record
             raise RecordError(index, "expected a decision")
+        choices = len(legal_actions(state, action.seat))  # abandon is always there, not listed
         step = encode_all(apply(state, action))
-        out.append(frame(step, index))
+        out.append(frame(step, index, action.seat, choices))
         index += len(step)
     return out

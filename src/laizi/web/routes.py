@@ -39,6 +39,7 @@ def routes() -> list[BaseRoute]:
     return [
         Route("/", _page),
         Route("/r/{code}", _room_page),
+        Route("/replay/file", _page),  # a record opened from a file, read in the browser
         Route("/replay/{code}/{number:int}", _page),
         Route("/me", _page),  # a player's profile (profile.js)
         Route("/players/{name}", _page),

@@ -1,6 +1,7 @@
 // The client's entry point: the header (language switch) and the page for the address —
-// "/" the lobby, "/r/CODE" a room's table, "/replay/CODE/N" a finished hand, "/me" and
-// "/players/NAME" a player's profile.
+// "/" the lobby, "/r/CODE" a room's table, "/replay/CODE/N" a finished hand, "/replay/file" a
+// record or events log opened from a file (never uploaded), "/me" and "/players/NAME" a player's
+// profile.
 
 import { flashUntilVisible } from "./attention.js";
 import { playerName } from "./guestname.js";
@@ -9,6 +10,7 @@ import { renderLobby } from "./lobby.js";
 import { FLASH } from "./matchstate.js";
 import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
+import { startFileReplay } from "./replayfile.js";
 import { TablePage } from "./table.js";
 
 const root = document.getElementById("app");
@@ -44,6 +46,8 @@ function route() {
     const name = decodeURIComponent(path.slice("/players/".length).replace(/\/$/, ""));
     page = { render: () => renderProfile(root, name) };
     page.render();
+  } else if (/^\/replay\/file\/?$/.test(path)) {
+    page = startFileReplay(root);
   } else if (replay) {
     renderReplay(root, replay[1].toUpperCase(), Number(replay[2])).then((viewer) => { if (viewer) page = viewer; });
   } else {

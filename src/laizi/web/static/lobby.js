@@ -85,7 +85,8 @@ export async function renderLobby(root) {
       <form id="join-form"><input id="join-code" placeholder="${t("room_code")}" maxlength="64" autocapitalize="characters">
       <button type="submit">${t("join")}</button> <button type="button" id="watch">${t("spectate")}</button></form>
       <p class="muted ranks-rule" data-ranks-rule>${t("ranks_rule")}</p>
-      <div class="open-rooms"></div></section>
+      <div class="open-rooms"></div>
+      <p><a href="/replay/file" id="open-record">${t("open_file")}</a></p></section>
 
     <section class="card ranks"><h2>${t("leaderboard")}</h2><p class="muted ranked-only">${t("ranked_only")}</p><div class="leaderboard"></div></section>
     <section class="card mine"><h2>${t("my_matches")}</h2><div class="my-matches"></div></section>

@@ -54,8 +54,8 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
     head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b>${shown.head}</p>`;
     table = shown.table;
   } else {
-    if (end.reason === "win" && s) {
-      const wins = s.wins.map((x) => named("wins", x, game)).join(" + ");
+    if (end.reason === "win" && (s || end.wins)) { // an events log's end carries only the wins
+      const wins = (s ? s.wins : end.wins).map((x) => named("wins", x, game)).join(" + ");
       head = `<p class="verdict">${t("win_by", esc(names(end.winner)))} · ${howHtml(end, win, names, s, game)} · <b>${esc(wins)}</b></p>`;
     }
     const kongs = end.kong_payments && end.kong_payments.some((x) => Number(x) !== 0);
@@ -76,10 +76,13 @@ export function renderSettlement(el, { end, room, dealer, commitment, hand, code
     dealer: seat === dealer,
   })).join("");
   const record = `/api/rooms/${code}/hands/${hand}`;
+  // a room's hand links its record; a file's (code null, the record viewer) names the command
+  const check = code == null
+    ? `<div>${t("file_verify")} <code>laizi verify FILE</code></div>`
+    : `<div>${t("verify_hint")} <code>curl -s ${esc(location.origin + record)} | laizi verify -</code> · <a href="${record}" download>${t("download_record")}</a></div>`;
   const seed = end.seed
     ? `<div class="seed"><div>${t("commitment")}: <code>${esc(commitment || "—")}</code></div><div>${t("seed")}: <code class="seed-hex">${esc(end.seed)}</code></div>` +
-      `<div class="seed-check" data-state="pending">…</div>` +
-      `<div>${t("verify_hint")} <code>curl -s ${esc(location.origin + record)} | laizi verify -</code> · <a href="${record}" download>${t("download_record")}</a></div></div>`
+      `<div class="seed-check" data-state="pending">…</div>${check}</div>`
     : "";
   // the replay stays in sight; the proof is folded (fairness.js)
   const replay = replayLink && end.seed ? `<p class="replay-line"><a href="/replay/${code}/${hand}" class="replay-link">${t("replay")}</a></p>` : "";

@@ -6,6 +6,9 @@
 import { pick } from "./i18n.js";
 
 async function load() {
+  // the page `laizi replay FILE --html OUT` writes carries the schema: it fetches nothing
+  const given = globalThis.document?.getElementById?.("laizi-schema");
+  if (given) return JSON.parse(given.textContent);
   try {
     const r = await fetch("/api/settings/schema", { credentials: "same-origin" });
     return r.ok ? await r.json() : null;
