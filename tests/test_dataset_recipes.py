@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import replace
 from fractions import Fraction
@@ -33,7 +34,7 @@ from laizi.engine.actions import ABANDON
 from laizi.engine.record import action_of, parse_record
 from laizi.env.table import action_index
 from laizi.sim import simulate
-from tests.cli_helpers import run
+from tests.cli_helpers import ANSI, read_until, run, spawn_in_pty
 
 TINY = Recipe(
     name="test-tiny-expert",
@@ -397,3 +398,37 @@ def test_bad_input_is_told_in_chinese_too(tmp_path: Path) -> None:
     assert result.returncode == 1 and "没有 manifest.json" in result.stderr
     result = run("dataset", "info", str(tmp_path / "nowhere"))
     assert result.returncode == 1 and "not a directory" in result.stderr
+
+
+def test_the_build_shows_a_progress_bar_of_hands_and_shards(tmp_path: Path) -> None:
+    """On a terminal: the recipe, the shards done and the hands played of those to play."""
+    args = ["dataset", "build", "--recipe", "expert-selfplay-smoke", "--out", str(tmp_path / "d")]
+    process, main = spawn_in_pty(*args, "--limit-shards", "1", "--lang", "en")
+    try:
+        text = ANSI.sub("", read_until(main, (), timeout=120))  # all of it, until it closes
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(main)
+    bars = re.findall(r"expert-selfplay-smoke: (\d)/1 shards[^\n\r]*? (\d)/2 hands", text)
+    assert ("0", "0") in bars and ("0", "1") in bars, text[-2000:]
+    assert process.returncode == 0
+    assert "built 1 shard(s) (skipped 0 finished, redid 0); 1/7 done; 2 hands" in text
+
+
+def test_a_malformed_manifest_is_bad_input_for_info(built: Path, tmp_path: Path) -> None:
+    out = _copy(built, tmp_path)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["shards"][0]["hands"] = "many"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    result = run("dataset", "info", str(out))
+    assert result.returncode == 1 and "a malformed manifest" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["build", "info", "recipes"])
+def test_dataset_help_shows_flags_without_a_value(command: str) -> None:
+    result = run("dataset", command, "--help", env={"COLUMNS": "120"})
+    assert result.returncode == 0 and "<bool>" not in result.stdout
+    assert "--json" in result.stdout and "--lang" in result.stdout

@@ -46,7 +46,9 @@ def build_command(
         ..., "--recipe", metavar="NAME", help="The recipe (laizi dataset recipes lists them)."
     ),
     out: str = typer.Option(..., "--out", metavar="DIR", help="Directory to build (or finish)."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Shards played at once (processes)."),
+    workers: int = typer.Option(
+        1, "--workers", min=1, metavar="K", help="Shards played at once (processes)."
+    ),
     limit_shards: int | None = typer.Option(
         None, "--limit-shards", min=1, metavar="N", help="Build only shards 0 … N-1."
     ),

@@ -428,6 +428,16 @@ def check(out: str | Path) -> dict[str, Any]:
             f"{root}：没有 {MANIFEST}（不是 laizi dataset build 建的目录）",
             f"{root}: no {MANIFEST} (not a directory laizi dataset build made)",
         )
+    try:
+        return _check(root, manifest)
+    except (KeyError, TypeError, ValueError) as error:
+        raise RecipeError(
+            f"{root / MANIFEST}：清单内容不完整（{error!r}）",
+            f"{root / MANIFEST}: a malformed manifest ({error!r})",
+        ) from None
+
+
+def _check(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     problems: list[str] = []
     entries = [e for e in manifest["shards"] if isinstance(e, dict)]
     for entry in manifest["shards"]:
