@@ -12,6 +12,7 @@ import sys
 from laizi.cli import analyze as _analyze  # noqa: F401
 from laizi.cli import arena as _arena  # noqa: F401
 from laizi.cli import botcheck as _botcheck  # noqa: F401
+from laizi.cli import dataset as _dataset  # noqa: F401
 from laizi.cli import deal as _deal  # noqa: F401
 from laizi.cli import export as _export  # noqa: F401
 from laizi.cli import fairplay as _fairplay  # noqa: F401

@@ -96,7 +96,10 @@ def _exact(value: Fraction) -> str:
 
 
 class DatasetWriter:
-    """Write hands into ``out`` (a directory) as decision rows; call :meth:`close` at the end."""
+    """Write hands into ``out`` (a directory) as decision rows; call :meth:`close` at the end.
+
+    ``first_hand``: the ``hand`` column of the first hand written (a recipe's shard numbers its
+    hands across the whole dataset)."""
 
     def __init__(
         self,
@@ -105,6 +108,7 @@ class DatasetWriter:
         row_group: int = ROW_GROUP,
         file_rows: int = FILE_ROWS,
         encoder: str = "v1",
+        first_hand: int = 0,
     ):
         self.pa = _pa()
         self.out = out
@@ -115,6 +119,7 @@ class DatasetWriter:
         self.rows = DecisionRows(capacity=row_group + 512, encoder=self.encoder)
         self.table: EnvTable | None = None
         self.meta: list[tuple[int, Hand, Any]] = []  # (rows, hand, final state) per hand
+        self.first_hand = first_hand
         self.hands = 0
         self.total_rows = 0
         self.files: list[Path] = []
@@ -147,8 +152,8 @@ class DatasetWriter:
             return
         pa = self.pa
         counts = [c for c, _, _ in self.meta]
-        first = self.hands - len(self.meta)
-        hand_ids = np.repeat(np.arange(first, self.hands, dtype=np.int64), counts)
+        first = self.first_hand + self.hands - len(self.meta)
+        hand_ids = np.repeat(np.arange(first, first + len(self.meta), dtype=np.int64), counts)
         per_hand: dict[str, list[Any]] = {
             k: [] for k in ("source", "game", "preset", "dealer", "winner", "reason")
         }
