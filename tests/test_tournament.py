@@ -17,8 +17,8 @@ from laizi.cli import app
 from laizi.cli import arena as arena_cli
 from laizi.cli.arena import _Out
 from laizi.cli.tournament import margin_cells
-from laizi.sim import arena
 from laizi.sim import tournament as sim_tournament
+from laizi.sim.arena import arena_jobs, play_walls
 from laizi.sim.tournament import ratings, tournament
 from tests.cli_helpers import run
 
@@ -42,29 +42,67 @@ def report() -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def test_every_pair_plays_once_the_first_named_as_a(report) -> None:
+def test_every_pair_plays_both_ways_and_is_listed_once(report) -> None:
     assert (report["rules"], report["walls"], report["seed"]) == (RULES, WALLS, SEED)
     assert report["bots"] == BOTS
     assert [(p["a"], p["b"]) for p in report["pairs"]] == list(combinations(BOTS, 2))
     for pair in report["pairs"]:
-        assert (pair["walls"], pair["hands"]) == (WALLS, 4 * WALLS)
+        assert (pair["walls"], pair["hands"]) == (WALLS, 8 * WALLS)
         assert pair["low"] <= pair["margin"] <= pair["high"]
-    assert report["hands_played"] == 3 * 4 * WALLS
+        for alone in (pair["a_alone"], pair["b_alone"]):
+            assert alone["low"] <= alone["margin"] <= alone["high"]
+    assert report["hands_played"] == 3 * 8 * WALLS
 
 
-def test_a_pair_margin_is_exactly_the_arenas(report) -> None:
-    """Each pair is `laizi arena A B` with the same walls and seed: the same margin, interval
-    and verdict, to the last bit."""
+def _arena_json(a: str, b: str) -> dict:
+    done = run("arena", a, b, "--hands", str(WALLS), "--seed", str(SEED), "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_pairs_two_arrangements_are_exactly_laizi_arena_both_ways(report) -> None:
+    """Each pair is `laizi arena A B` and `laizi arena B A` with the same walls and seed: the
+    same margins and intervals, to the last bit; the pair's margin is their mean."""
     for pair in report["pairs"]:
-        done = run(
-            "arena", pair["a"], pair["b"], "--hands", str(WALLS), "--seed", str(SEED), "--json"
-        )
-        assert done.returncode == 0, done.stderr
-        alone = json.loads(done.stdout.splitlines()[-1])
-        assert pair["margin"] == alone["diff_mean"]
-        assert [pair["low"], pair["high"]] == alone["diff_ci95"]
-        assert pair["decided"] == alone["decided"]
-        assert pair["walls_needed"] == alone["walls_needed"]
+        for alone, (x, y) in (
+            (pair["a_alone"], (pair["a"], pair["b"])),
+            (pair["b_alone"], (pair["b"], pair["a"])),
+        ):
+            arena_report = _arena_json(x, y)
+            assert alone["margin"] == arena_report["diff_mean"]
+            assert [alone["low"], alone["high"]] == arena_report["diff_ci95"]
+        half_difference = (pair["a_alone"]["margin"] - pair["b_alone"]["margin"]) / 2
+        assert pair["margin"] == pytest.approx(half_difference, rel=1e-12)
+
+
+def test_a_pairs_margin_is_exact() -> None:
+    """Summed as fractions: the margin is (mean of A B − mean of B A) / 2 to the last bit."""
+    exact = {}
+    for x, y in (("greedy", "strong"), ("strong", "greedy")):
+        diffs = [d for job in arena_jobs(x, y, RULES, SEED, WALLS) for d in play_walls(job)[0]]
+        exact[(x, y)] = sum(diffs, Fraction(0)) / WALLS
+    report = tournament(["greedy", "strong"], RULES, walls=WALLS, seed=SEED)
+    (pair,) = report["pairs"]
+    margin = (exact[("greedy", "strong")] - exact[("strong", "greedy")]) / 2
+    assert pair["margin"] == float(margin)
+    best, worst = report["ratings"]
+    assert {best["rating"], worst["rating"]} == {float(margin / 2), float(-margin / 2)}
+
+
+def test_the_order_the_bots_are_named_in_changes_nothing(report) -> None:
+    """margin(B, A) = −margin(A, B) exactly; the ratings are the same."""
+    backwards = tournament(BOTS[::-1], RULES, walls=WALLS, seed=SEED)
+    forward = {(p["a"], p["b"]): p for p in report["pairs"]}
+    for pair in backwards["pairs"]:
+        same = forward[(pair["b"], pair["a"])]
+        assert pair["margin"] == -same["margin"]
+        assert (pair["low"], pair["high"]) == pytest.approx((-same["high"], -same["low"]))
+        assert pair["a_alone"] == same["b_alone"] and pair["b_alone"] == same["a_alone"]
+    assert [(r["bot"], r["rank"]) for r in backwards["ratings"]] == [
+        (r["bot"], r["rank"]) for r in report["ratings"]
+    ]
+    for got, want in zip(backwards["ratings"], report["ratings"], strict=True):
+        assert got["rating"] == pytest.approx(want["rating"], rel=1e-12)
 
 
 def test_the_same_seed_gives_the_same_json(report) -> None:
@@ -90,8 +128,8 @@ def test_two_workers_give_what_one_does(monkeypatch) -> None:
     # one bar across every pair's walls, run to its end, naming the last pair
     (bar,) = bars
     task = bar.progress.tasks[0]
-    assert task.total == task.completed == 3 * WALLS
-    assert task.description == "tournament 3/3 greedy vs strong"
+    assert task.total == task.completed == 6 * WALLS  # three pairs, two arenas each
+    assert task.description == "tournament 6/6 strong vs greedy"
 
 
 def test_ratings_are_the_least_squares_fit_of_the_margins(report) -> None:
@@ -146,21 +184,19 @@ def test_a_clearly_stronger_bot_is_rated_above_random(report) -> None:
 
 
 def test_the_table_reads_each_pair_both_ways() -> None:
-    """Each pair is played once; the margins table shows it from both sides, negated."""
-    report = tournament(["greedy", "random"], RULES, walls=2, seed=SEED)
+    """The margins table shows each pair from both sides, negated."""
+    report = tournament(["random", "greedy"], RULES, walls=2, seed=SEED)
     (pair,) = report["pairs"]
     headers, rows = margin_cells(report)
-    assert headers == ["", "greedy", "random"]
+    assert headers == ["", "greedy", "random"]  # ranking order
     half = (pair["high"] - pair["low"]) / 2
     assert rows == [
-        ["greedy", "—", f"{pair['margin']:+.1f} ± {half:.1f}"],
-        ["random", f"{-pair['margin']:+.1f} ± {half:.1f}", "—"],
+        ["greedy", "—", f"{-pair['margin']:+.1f} ± {half:.1f}"],
+        ["random", f"{pair['margin']:+.1f} ± {half:.1f}", "—"],
     ]
-    alone = arena("greedy", "random", RULES, walls=2, seed=SEED)
-    assert pair["margin"] == alone["diff_mean"]
     best, worst = report["ratings"]
-    assert best["bot"] == "greedy" and best["rating"] == pytest.approx(pair["margin"] / 2)
-    assert worst["rating"] == pytest.approx(-pair["margin"] / 2)
+    assert best["bot"] == "greedy" and best["rating"] == pytest.approx(-pair["margin"] / 2)
+    assert worst["rating"] == pytest.approx(pair["margin"] / 2)
 
 
 def test_text_through_a_pipe_is_plain_and_unwrapped() -> None:
@@ -168,7 +204,7 @@ def test_text_through_a_pipe_is_plain_and_unwrapped() -> None:
     assert done.returncode == 0, done.stderr
     assert not BOX & set(done.stdout)
     lines = done.stdout.splitlines()
-    assert lines[0] == f"tournament ({RULES}): 3 bots, 3 pairs × 2 walls, 24 hands"
+    assert lines[0] == f"tournament ({RULES}): 3 bots, 3 pairs × 2 walls, 48 hands"
     header = lines[2]
     order = header.split()
     assert sorted(order) == sorted(BOTS)  # the margin columns, in ranking order
@@ -181,6 +217,11 @@ def test_text_through_a_pipe_is_plain_and_unwrapped() -> None:
     assert ranking[0].split() == ["rank", "bot", "rating", "95%", "interval"]
     assert [line.split()[:2] for line in ranking[1:4]] == [
         [str(k + 1), bot] for k, bot in enumerate(order)
+    ]
+    details = lines.index(next(x for x in lines if x.startswith("A  ")))
+    assert lines[details].split()[:3] == ["A", "B", "margin"]
+    assert [line.split()[:2] for line in lines[details + 1 : details + 4]] == [
+        list(pair) for pair in combinations(BOTS, 2)
     ]
     assert lines[-1] == "seed 3 (--seed 3 replays it)"
     assert all(len(line) < 200 for line in lines)

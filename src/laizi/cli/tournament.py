@@ -2,7 +2,8 @@
 a round-robin of duplicate arenas (:mod:`laizi.sim.tournament`).
 
 Readable output: the pairwise margins (row bot minus column bot, points per hand ± the 95%
-half-width) and the ranking; off a terminal both are plain fixed-width lines that never wrap.
+half-width), the ranking, and each pair's two arenas; off a terminal the tables are plain
+fixed-width lines that never wrap.
 With ``--json`` the last stdout line is the report (docs/bots.md lists its keys).  The progress
 bar, across every pair's walls, goes to stderr.
 """
@@ -66,8 +67,9 @@ def tournament(
     lang: str | None = LangOption,
     ray: str | None = RayOption,
 ) -> None:
-    """Round-robin of duplicate arenas: every pair plays laizi arena A B on the same walls;
-    pairwise margins with 95% intervals and a rating per bot (least squares, points per hand)."""
+    """Round-robin of duplicate arenas: every pair plays laizi arena A B and B A on the same
+    walls; pairwise margins with 95% intervals and a rating per bot (least squares, points per
+    hand relative to the field)."""
     language = lang_or_exit(lang)
     names = [name.strip() for name in bots or []]
     _check(names, rules, walls, workers, language)
@@ -193,11 +195,14 @@ def _print(report: dict[str, Any], lang: Lang) -> None:
     out.line(
         pick(
             lang,
-            "每一对：名字在前的机器人坐一个位置，对后者的三个拷贝，每副牌打四次（laizi arena A B）",
-            "each pair: the bot named first in one seat against three of the other, every wall "
-            "played four times (laizi arena A B)",
+            "每一对打两种安排，用同样的牌墙：A 独坐对三个 B（laizi arena A B）与 B 独坐对三个 A"
+            "（laizi arena B A）；分差取两者的平均（A 的分差减 B 的分差，除以 2）：",
+            "each pair plays both ways on the same walls: A alone against three B's (laizi arena "
+            "A B) and B alone against three A's (laizi arena B A); the margin is their mean (A's "
+            "margin minus B's, halved):",
         )
     )
+    out.table(*pair_cells(report, lang))
     out.line(
         pick(
             lang,
@@ -210,7 +215,8 @@ def _print(report: dict[str, Any], lang: Lang) -> None:
 
 def margin_cells(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The margins table, bots in ranking order: each cell is the row bot's margin over the
-    column bot, ``+12.3 ± 4.5`` (a pair played as column-over-row reads negated).
+    column bot, ``+12.3 ± 4.5`` (a pair named column first reads negated: the margin is
+    antisymmetric).
 
     >>> report = {"ratings": [{"bot": "g"}, {"bot": "r"}], "pairs": [
     ...     {"a": "r", "b": "g", "margin": -12.3, "low": -16.8, "high": -7.8}]}
@@ -220,11 +226,47 @@ def margin_cells(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     order = [r["bot"] for r in report["ratings"]]
     cell: dict[tuple[str, str], str] = {}
     for pair in report["pairs"]:
-        half = (pair["high"] - pair["low"]) / 2
-        cell[(pair["a"], pair["b"])] = f"{pair['margin']:+.1f} ± {half:.1f}"
-        cell[(pair["b"], pair["a"])] = f"{-pair['margin']:+.1f} ± {half:.1f}"
+        cell[(pair["a"], pair["b"])] = _plus_minus(pair)
+        reverse = {"margin": -pair["margin"], "low": -pair["high"], "high": -pair["low"]}
+        cell[(pair["b"], pair["a"])] = _plus_minus(reverse)
     rows = [[x, *(cell.get((x, y), "—") for y in order)] for x in order]
     return ["", *order], rows
+
+
+def pair_cells(report: dict[str, Any], lang: Lang) -> tuple[list[str], list[list[str]]]:
+    """The pairs table: each pair's margin and interval, and its two arenas'.
+
+    >>> pair = {"a": "g", "b": "r", "margin": 3.0, "low": 1.0, "high": 5.0,
+    ...         "a_alone": {"margin": 5.0, "low": 2.0, "high": 8.0},
+    ...         "b_alone": {"margin": -1.0, "low": -2.0, "high": 0.0}}
+    >>> pair_cells({"pairs": [pair]}, "en")[1]
+    [['g', 'r', '+3.0', '+1.0 … +5.0', '+5.0 ± 3.0', '-1.0 ± 1.0']]
+    """
+    headers = [
+        "A",
+        "B",
+        pick(lang, "分差", "margin"),
+        pick(lang, "95% 区间", "95% interval"),
+        pick(lang, "A 独坐对三个 B", "A alone vs three B"),
+        pick(lang, "B 独坐对三个 A", "B alone vs three A"),
+    ]
+    rows = [
+        [
+            pair["a"],
+            pair["b"],
+            f"{pair['margin']:+.1f}",
+            f"{pair['low']:+.1f} … {pair['high']:+.1f}",
+            _plus_minus(pair["a_alone"]),
+            _plus_minus(pair["b_alone"]),
+        ]
+        for pair in report["pairs"]
+    ]
+    return headers, rows
+
+
+def _plus_minus(margin: dict[str, Any]) -> str:
+    """``+12.3 ± 4.5``: a margin and the half-width of its 95% interval."""
+    return f"{margin['margin']:+.1f} ± {(margin['high'] - margin['low']) / 2:.1f}"
 
 
 def _rating_cells(report: dict[str, Any], lang: Lang) -> tuple[list[str], list[list[str]]]:

@@ -1,22 +1,30 @@
-"""A round-robin of duplicate arenas: every pair of bots, the same walls, one rating per bot.
+"""A round-robin of duplicate arenas: every pair of bots, both ways, the same walls; one
+rating per bot.
 
-For each pair of bots, the earlier one in the list (A) plays the arena (:mod:`laizi.sim.arena`)
-against three copies of the later one (B): exactly the jobs ``laizi arena A B`` plays with the
-same walls and seed, so a pair's margin, interval and verdict are that arena's.  Every pair plays
-the same walls (wall *i* is the same deal in every pair); all the pairs' jobs go to one pool and
-one progress bar.
+Each pair (A, B) plays two arenas (:mod:`laizi.sim.arena`) on the same walls: A in one seat
+against three B's — exactly the jobs of ``laizi arena A B`` with this seed — and B in one seat
+against three A's (``laizi arena B A``).  The two are different games (one bot among three
+copies of another), and their margins are far from opposite: with seed 2026 over 200 walls of
+Wuhan 开口翻, greedy alone against three randoms wins by +218.9 points per hand, random alone
+against three greedies loses by −115.7.  A pair played one way would make the ratings depend on
+the order the bots are named, so the pair's **margin** is the mean of the two: per wall,
+``(d_AB − d_BA) / 2`` with ``d_XY`` that wall's difference in ``laizi arena X Y``, averaged over
+the walls exactly, with the arena's 95% interval over walls (both arrangements play the same
+wall, so the wall stays the independent unit).  ``margin(B, A) = −margin(A, B)`` exactly, and the
+pair reads the same whichever bot is named first.  Every pair plays the same walls; all the
+pairs' jobs go to one pool and one progress bar.
 
 **Ratings** (points per hand, relative to the field): the least-squares strengths ``r`` with
 ``r_A − r_B`` as close as can be to every pair's margin and ``Σ r = 0``.  In a full round-robin
-that has a closed form, ``r_X = (1/n) · Σ_Y margin(X, Y)`` over the other bots Y (``margin(B, A)
-= −margin(A, B)``).  It is computed on each wall — the same formula over that wall's
-per-pair differences — and the rating is the exact mean of those per-wall values, its 95%
-interval that of the arena (``mean ± 1.96 · s / √walls``): the walls are shared by the pairs, so
-the wall is the independent unit here too, and the interval counts the pairs' correlation.
+that has a closed form, ``r_X = (1/n) · Σ_Y margin(X, Y)`` over the other bots Y.  It is computed
+on each wall — the same formula over that wall's pair margins — and the rating is the exact mean
+of those per-wall values, its 95% interval the arena's (``mean ± 1.96 · s / √walls``): the walls
+are shared by the pairs, so the wall is the independent unit here too, and the interval counts
+the pairs' correlation.
 
 >>> report = tournament(["greedy", "random"], "wuhan-hongzhong-kaikou", walls=2, seed=1)
->>> [(p["a"], p["b"], p["walls"]) for p in report["pairs"]]
-[('greedy', 'random', 2)]
+>>> [(p["a"], p["b"], p["walls"], p["hands"]) for p in report["pairs"]]
+[('greedy', 'random', 2, 16)]
 >>> [r["bot"] for r in report["ratings"]], report["ratings"][0]["rating"] > 0
 (['greedy', 'random'], True)
 """
@@ -50,8 +58,8 @@ def tournament(
     ray: str | None = None,
     ray_workers: int | None = None,
 ) -> dict[str, Any]:
-    """Every pair of ``bots`` (at least two, all different) on ``walls`` duplicate walls; the
-    report (docs/bots.md, "laizi tournament")."""
+    """Every pair of ``bots`` (at least two, all different) on ``walls`` duplicate walls, both
+    ways; the report (docs/bots.md, "laizi tournament")."""
     names = list(bots)
     if len(names) < 2:
         raise ValueError("a tournament needs at least two bots")
@@ -63,12 +71,13 @@ def tournament(
     for name in names:
         make_bot(name, settings, 0)  # fail early on a bad name
     pairs = list(combinations(names, 2))
+    arenas = [arrangement for a, b in pairs for arrangement in ((a, b), (b, a))]
     jobs: list[tuple[int, ArenaJob]] = [
-        (k, job) for k, (a, b) in enumerate(pairs) for job in arena_jobs(a, b, rules, seed, walls)
+        (k, job) for k, (x, y) in enumerate(arenas) for job in arena_jobs(x, y, rules, seed, walls)
     ]
-    tallies = [ArenaTally() for _ in pairs]
+    tallies = [ArenaTally() for _ in arenas]
     started = time.perf_counter()
-    bar = _Bar(len(pairs) * walls) if progress else None
+    bar = _Bar(len(arenas) * walls) if progress else None
     try:
         results = run_jobs(
             play_walls,
@@ -81,41 +90,60 @@ def tournament(
         for (k, job), part in zip(jobs, results, strict=True):
             tallies[k].add(part)
             if bar is not None:
-                bar.advance(len(job.walls), f"{k + 1}/{len(pairs)} {job.a} vs {job.b}")
+                bar.advance(len(job.walls), f"{k + 1}/{len(arenas)} {job.a} vs {job.b}")
     finally:
         if bar is not None:
             bar.close()
     seconds = max(time.perf_counter() - started, 1e-9)
-    played = 4 * walls * len(pairs)
+    played = 4 * walls * len(arenas)
+    margins = {
+        pair: [(ab - ba) / 2 for ab, ba in zip(one.diffs, other.diffs, strict=True)]
+        for pair, one, other in zip(pairs, tallies[::2], tallies[1::2], strict=True)
+    }
     return {
         "rules": settings.preset,
         "walls": walls,
         "seed": seed,
         "bots": names,
         "hands_played": played,
-        "pairs": [_pair(a, b, tally) for (a, b), tally in zip(pairs, tallies, strict=True)],
-        "ratings": ratings(names, {pair: t.diffs for pair, t in zip(pairs, tallies, strict=True)}),
+        "pairs": [
+            _pair(a, b, margins[(a, b)], one, other)
+            for (a, b), one, other in zip(pairs, tallies[::2], tallies[1::2], strict=True)
+        ],
+        "ratings": ratings(names, margins),
         "hands_per_s": played / seconds,
         "seconds": seconds,
     }
 
 
-def _pair(a: str, b: str, tally: ArenaTally) -> dict[str, Any]:
-    """One pair's entry: the arena's margin of A over B, its interval and verdict."""
-    margin = tally.margin()
-    low, high = margin["diff_ci95"]
-    walls = len(tally.diffs)
+def _pair(
+    a: str, b: str, margins: list[Fraction], ab: ArenaTally, ba: ArenaTally
+) -> dict[str, Any]:
+    """One pair's entry: its margin (both arrangements), interval and verdict, and each
+    arrangement's arena margin."""
+    verdict = ArenaTally(diffs=margins).margin()
+    low, high = verdict["diff_ci95"]
+    walls = len(margins)
     return {
         "a": a,
         "b": b,
         "walls": walls,
-        "hands": 4 * walls,
-        "margin": _number(_exact_mean(tally.diffs)),
+        "hands": 8 * walls,
+        "margin": _number(_exact_mean(margins)),
         "low": low,
         "high": high,
-        "decided": margin["decided"],
-        "walls_needed": margin["walls_needed"],
+        "decided": verdict["decided"],
+        "walls_needed": verdict["walls_needed"],
+        "a_alone": _arrangement(ab),
+        "b_alone": _arrangement(ba),
     }
+
+
+def _arrangement(tally: ArenaTally) -> dict[str, Any]:
+    """One arena of the pair, as ``laizi arena X Y`` reports it: X's margin over the Y's."""
+    verdict = tally.margin()
+    low, high = verdict["diff_ci95"]
+    return {"margin": _number(_exact_mean(tally.diffs)), "low": low, "high": high}
 
 
 def pair_margins(
