@@ -232,6 +232,15 @@ def test_chinese_text() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("循环赛（wuhan-hongzhong-kaikou）：2 个机器人，1 对 × 1 副牌")
     assert "名次" in done.stdout and done.stdout.splitlines()[-1] == "种子 3（--seed 3 可重放）"
+    assert "一副牌看不出离散度" in done.stdout  # one wall: no spread, said so
+
+
+def test_one_wall_is_said_to_give_no_interval() -> None:
+    done = run("tournament", "greedy", "random", "--walls", "1", "--seed", "3", "--lang", "en")
+    assert done.returncode == 0, done.stderr
+    assert "note: one wall says nothing about the spread" in done.stdout
+    two = run("tournament", "greedy", "random", "--walls", "2", "--seed", "3", "--lang", "en")
+    assert "one wall says nothing" not in two.stdout
 
 
 def test_on_a_terminal_the_tables_are_rich(monkeypatch) -> None:

@@ -203,6 +203,15 @@ def _print(report: dict[str, Any], lang: Lang) -> None:
         )
     )
     out.table(*pair_cells(report, lang))
+    if walls < 2:
+        out.line(
+            pick(
+                lang,
+                "注意：一副牌看不出离散度，以上区间只是它本身的值；至少要 2 副（--walls 2）",
+                "note: one wall says nothing about the spread, so each interval above is just its "
+                "value; play at least two (--walls 2)",
+            )
+        )
     out.line(
         pick(
             lang,
