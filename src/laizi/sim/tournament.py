@@ -147,12 +147,12 @@ def _arrangement(tally: ArenaTally) -> dict[str, Any]:
 
 
 def pair_margins(
-    bots: Sequence[str], diffs: dict[tuple[str, str], list[Fraction]]
+    diffs: dict[tuple[str, str], list[Fraction]],
 ) -> dict[tuple[str, str], list[Fraction]]:
-    """Per wall, the margin of X over Y for every ordered pair: a pair's differences as played
-    (A over B) and their negation (B over A, from the same tables).
+    """Per wall, the margin of X over Y for every ordered pair: each pair's per-wall margins
+    (A over B) and their negation (B over A: the margin is antisymmetric).
 
-    >>> pair_margins(["a", "b"], {("a", "b"): [Fraction(3), Fraction(-1)]})[("b", "a")]
+    >>> pair_margins({("a", "b"): [Fraction(3), Fraction(-1)]})[("b", "a")]
     [Fraction(-3, 1), Fraction(1, 1)]
     """
     both: dict[tuple[str, str], list[Fraction]] = {}
@@ -174,7 +174,7 @@ def ratings(
     [('a', 3, 1), ('c', -1, 2), ('b', -2, 3)]
     """
     n = len(bots)
-    margins = pair_margins(bots, diffs)
+    margins = pair_margins(diffs)
     walls = len(next(iter(diffs.values()), []))
     per_wall = {
         x: [
@@ -208,7 +208,8 @@ def _number(value: Fraction) -> int | float:
 
 
 class _Bar:
-    """One rich progress bar on stderr across every pair's walls, naming the pair playing."""
+    """One rich progress bar on stderr across every arena's walls, naming the arena that last
+    finished a slice of walls."""
 
     def __init__(self, total: int) -> None:
         from rich.console import Console
