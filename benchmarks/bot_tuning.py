@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from laizi.bots.base import make_bot
 from laizi.engine import make_ruleset
-from laizi.sim.arena import _Job, _play_walls
+from laizi.sim.arena import ArenaJob, play_walls
 from laizi.sim.hand import derive_seed, play_hand, wall_seed
 
 CHUNK = 4
@@ -59,10 +59,10 @@ def apply_settings(settings: list[str]) -> None:
         setattr(owner, attr, value)
 
 
-def _margins(job: tuple[_Job, list[str]]) -> dict[int, float]:
+def _margins(job: tuple[ArenaJob, list[str]]) -> dict[int, float]:
     walls, settings = job
     apply_settings(settings)
-    diffs = _play_walls(walls)[0]
+    diffs = play_walls(walls)[0]
     return {index: float(d) for index, d in zip(walls.walls, diffs, strict=True)}
 
 
@@ -71,7 +71,7 @@ def margins(
 ) -> dict[int, float]:
     """A's margin over B on each wall (the arena's figure of merit of a wall)."""
     jobs = [
-        (_Job(a, b, rules, seed, tuple(walls[i : i + CHUNK])), settings)
+        (ArenaJob(a, b, rules, seed, tuple(walls[i : i + CHUNK])), settings)
         for i in range(0, len(walls), CHUNK)
     ]
     out: dict[int, float] = {}

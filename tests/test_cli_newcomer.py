@@ -79,7 +79,18 @@ def test_serve_help_says_how_to_pick_the_port() -> None:
 
 
 # -- --help ---------------------------------------------------------------------------------------
-COMMANDS = ["analyze", "score", "replay", "verify", "deal", "play", "arena", "simulate", "serve"]
+COMMANDS = [
+    "analyze",
+    "score",
+    "replay",
+    "verify",
+    "deal",
+    "play",
+    "arena",
+    "tournament",
+    "simulate",
+    "serve",
+]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -91,7 +102,7 @@ def test_help_shows_flags_without_a_value(command: str) -> None:
     assert helps and re.search(r"--help\s+Show this message and exit\.", helps[0])
 
 
-@pytest.mark.parametrize("command", ["deal", "play", "arena", "simulate", "analyze"])
+@pytest.mark.parametrize("command", ["deal", "play", "arena", "tournament", "simulate", "analyze"])
 def test_rules_help_lists_every_preset(command: str) -> None:
     text = laizi(command, "--help").stdout
     flat = "".join(part.strip() for part in re.split(r"[│\n]", text))

@@ -335,6 +335,19 @@ class _Out:
             for text in plain_table(*_stats_cells(lang, rows)):
                 typer.echo(text)
 
+    def table(self, headers: list[str], cells: list[list[str]]) -> None:
+        """A table of short cells: rich on a terminal (no cell folded), plain lines off one."""
+        if self.terminal:
+            table = Table()
+            for header in headers:
+                table.add_column(header, no_wrap=True)
+            for row in cells:
+                table.add_row(*row)
+            self.console.print(table)
+        else:
+            for text in plain_table(headers, cells):
+                typer.echo(text)
+
 
 @app.command("simulate", cls=RayCommand)
 def simulate(

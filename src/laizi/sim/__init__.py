@@ -1,4 +1,5 @@
-"""Self-play: the arena (A against three B's on duplicate walls) and free simulations.
+"""Self-play: the arena (A against three B's on duplicate walls), the tournament (every pair of
+bots in arenas both ways: :mod:`laizi.sim.tournament`) and free simulations.
 
 Deterministic by seed and independent of the number of worker processes; see ``docs/bots.md``.
 """

@@ -22,7 +22,7 @@ without ``--seed`` draws a secret 63-bit one and reports it (docs/bot-protocol.m
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -33,14 +33,16 @@ from laizi.sim.run import run_jobs
 from laizi.sim.stats import SeatStats, mean_ci95
 from laizi.sim.verdict import decided, spread, walls_needed
 
-__all__ = ["arena"]
+__all__ = ["ArenaJob", "ArenaTally", "arena", "arena_jobs", "play_walls"]
 
 CHUNK = 4
 """Walls per job sent to a worker."""
 
 
 @dataclass(frozen=True)
-class _Job:
+class ArenaJob:
+    """Some walls of one arena, for one worker."""
+
     a: str
     b: str
     rules: Any
@@ -48,7 +50,12 @@ class _Job:
     walls: tuple[int, ...]
 
 
-def _play_walls(job: _Job) -> tuple[list[Fraction], SeatStats, SeatStats, int, int]:
+WallsPlayed = tuple[list[Fraction], SeatStats, SeatStats, int, int]
+"""A job's result: per-wall differences, A's and the B's statistics, drawn hands, decisions."""
+
+
+def play_walls(job: ArenaJob) -> WallsPlayed:
+    """Play a job's walls four times each, A in every seat in turn."""
     ruleset = make_ruleset(job.rules)
     settings = ruleset.settings
     diffs: list[Fraction] = []
@@ -90,6 +97,66 @@ def _play_walls(job: _Job) -> tuple[list[Fraction], SeatStats, SeatStats, int, i
     return diffs, a_stats, b_stats, drawn, decisions
 
 
+def arena_jobs(a: str, b: str, rules: Any, seed: int, walls: int) -> list[ArenaJob]:
+    """The jobs of an arena of A against three B's: its walls in slices of :data:`CHUNK`, in
+    order (``laizi tournament`` runs the jobs of every pair in one pool)."""
+    return [
+        ArenaJob(a, b, rules, seed, tuple(range(start, min(start + CHUNK, walls))))
+        for start in range(0, walls, CHUNK)
+    ]
+
+
+@dataclass
+class ArenaTally:
+    """What an arena's finished jobs add up to; :meth:`report` is the arena's report."""
+
+    diffs: list[Fraction] = field(default_factory=list)
+    """Per wall, in wall order: A's mean points per hand minus the B's (exact)."""
+    a_stats: SeatStats = field(default_factory=SeatStats)
+    b_stats: SeatStats = field(default_factory=SeatStats)
+    drawn: int = 0
+    decisions: int = 0
+
+    def add(self, part: WallsPlayed) -> None:
+        self.diffs += part[0]
+        self.a_stats.merge(part[1])
+        self.b_stats.merge(part[2])
+        self.drawn += part[3]
+        self.decisions += part[4]
+
+    def margin(self) -> dict[str, Any]:
+        """The margin of A over B: its mean over the walls, 95% interval, spread and verdict."""
+        walls = len(self.diffs)
+        mean, low, high = mean_ci95(self.diffs)
+        stdev = spread(self.diffs)
+        return {
+            "diff_mean": mean,
+            "diff_ci95": [low, high],
+            "diff_stdev": stdev,
+            "decided": decided(low, high, walls),
+            "walls_needed": walls_needed(mean, stdev, walls),
+        }
+
+    def report(self, a: str, b: str, preset: str, seed: int, seconds: float) -> dict[str, Any]:
+        walls = len(self.diffs)
+        played = 4 * walls
+        return {
+            "a": a,
+            "b": b,
+            "rules": preset,
+            "seed": seed,
+            "hands": walls,
+            "hands_played": played,
+            **self.margin(),
+            "hands_per_s": played / seconds,
+            "seconds": seconds,
+            "drawn_rate": self.drawn / max(played, 1),
+            "decisions": self.decisions,
+            "a_stats": self.a_stats.to_json(),
+            "b_stats": self.b_stats.to_json(),
+        }
+
+
 def arena(
     a: str,
     b: str,
@@ -110,57 +177,27 @@ def arena(
     settings = make_ruleset(rules).settings
     for name in (a, b):
         make_bot(name, settings, 0)  # fail early on a bad name
-    jobs = [
-        _Job(a, b, rules, seed, tuple(range(start, min(start + CHUNK, walls))))
-        for start in range(0, walls, CHUNK)
-    ]
+    jobs = arena_jobs(a, b, rules, seed, walls)
     started = time.perf_counter()
-    diffs: list[Fraction] = []
-    a_stats, b_stats = SeatStats(), SeatStats()
-    drawn = decisions = 0
+    tally = ArenaTally()
     bar = _RunningBar(f"{a} vs {b}", walls) if progress else None
     try:
         for part in run_jobs(
-            _play_walls,
+            play_walls,
             jobs,
             workers=workers,
             units=lambda job: len(job.walls),
             ray=ray,
             ray_workers=ray_workers,
         ):
-            diffs += part[0]
-            a_stats.merge(part[1])
-            b_stats.merge(part[2])
-            drawn += part[3]
-            decisions += part[4]
+            tally.add(part)
             if bar is not None:
-                bar.update(diffs)
+                bar.update(tally.diffs)
     finally:
         if bar is not None:
             bar.close()
     seconds = max(time.perf_counter() - started, 1e-9)
-    mean, low, high = mean_ci95(diffs)
-    stdev = spread(diffs)
-    played = 4 * walls
-    return {
-        "a": a,
-        "b": b,
-        "rules": settings.preset,
-        "seed": seed,
-        "hands": walls,
-        "hands_played": played,
-        "diff_mean": mean,
-        "diff_ci95": [low, high],
-        "diff_stdev": stdev,
-        "decided": decided(low, high, walls),
-        "walls_needed": walls_needed(mean, stdev, walls),
-        "hands_per_s": played / seconds,
-        "seconds": seconds,
-        "drawn_rate": drawn / max(played, 1),
-        "decisions": decisions,
-        "a_stats": a_stats.to_json(),
-        "b_stats": b_stats.to_json(),
-    }
+    return tally.report(a, b, settings.preset, seed, seconds)
 
 
 class _RunningBar:
