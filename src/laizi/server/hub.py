@@ -41,6 +41,7 @@ from laizi.server.store import Batch, Refusal, RoomRow, Store
 from laizi.server.table import TableSettings
 
 if TYPE_CHECKING:
+    from laizi.server.ladder import Ladder
     from laizi.server.queueing import Queueing
 
 __all__ = ["DATABASE_WAIT", "FORGET_AFTER_S", "RELEASE_AFTER_S", "Hub", "hub_of"]
@@ -86,6 +87,8 @@ class Hub:
         """The server is stopping (:meth:`halt`): the tables stand still."""
         self.queueing: Queueing | None = None
         """The matchmaking queue (``laizi.server.queueing``; made at startup)."""
+        self.ladder: Ladder | None = None
+        """The bot ladder (``laizi serve --bot-ladder``: ``laizi.server.ladder``), or None."""
         self.again: dict[str, str] = {}
         """A finished friendly room's code → its rematch's (``laizi.server.again``)."""
         self.failing_since: float | None = None

@@ -1,0 +1,332 @@
+"""The bot ladder (issue 28 item 3): bots of their own (a token names a bot, ``owner/name``),
+tables of four registered bots the server seats over ``/ws/bot`` (``laizi serve --bot-ladder``),
+each bot's OpenSkill rating booked from the placings, and ``GET /api/bots/leaderboard`` — tried
+the way an attacker would: one token at two seats, a revoked token, a flood, the owner's standing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import sqlite3
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from sqlalchemy import insert, update
+
+from laizi.server.botratings import book_ladder, bot_leaderboard, ladder_results
+from laizi.server.bottokens import BotTokens
+from laizi.server.ladder import LadderSettings
+from laizi.server.matched import SeatClaim, check_claims
+from laizi.server.ratings import MU, SIGMA, rate
+from laizi.server.store import Store, reserved_seats, rooms
+from tests.server_helpers import FAST_HASH, ServerProcess, http, login_cookie, store_hands
+
+PRESET = "wuhan-hongzhong-kaikou"
+LADDER = (
+    "--bot-ladder",
+    "--ladder-presets",
+    f"{PRESET},baishan",
+    "--ladder-interval-seconds",
+    "0.2",
+    "--ladder-hands",
+    "1",
+    "--abuse-cooldown-seconds",
+    "0",  # the flood's close for abuse bars no later test's connection
+)
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory):
+    path = tmp_path_factory.mktemp("ladder") / "db.sqlite"
+    with ServerProcess(path, args=LADDER) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def owners(srv: ServerProcess) -> dict[str, str]:
+    """Two accounts (registrations per address are limited): their cookies."""
+    return {name: login_cookie(srv, name) for name in ("ada", "bob")}
+
+
+def issue(srv: ServerProcess, cookie: str, name: str) -> dict[str, Any]:
+    status, _, body = http(srv, "POST", "/api/bot-tokens", {"name": name}, cookie)
+    assert status == 201, body
+    return dict(json.loads(body))
+
+
+def board(srv: ServerProcess, game: str = "wuhan") -> dict[str, Any]:
+    status, _, body = http(srv, "GET", f"/api/bots/leaderboard?game={game}")
+    assert status == 200, body
+    return dict(json.loads(body))
+
+
+class LadderBot:
+    """A scripted bot over ``/ws/bot``: hello without a room, a ladder request, then the first
+    legal action of every prompt (seeded choice) until ``bye``; every message kept."""
+
+    def __init__(self, srv: ServerProcess, token: str, preset: str = PRESET) -> None:
+        self.url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+        self.token = token
+        self.preset = preset
+        self.seen: list[dict[str, Any]] = []
+        self.ws: Any = None
+
+    async def ask(self) -> dict[str, Any]:
+        """Connect and ask for a table: the answer (``ladder_wait`` or an error)."""
+        self.ws = await websockets.connect(self.url)
+        assert json.loads(await self.ws.recv())["type"] == "hello"
+        await self.ws.send(json.dumps({"type": "hello", "version": 1, "token": self.token}))
+        await self.ws.send(json.dumps({"type": "ladder", "preset": self.preset}))
+        return await self.next()
+
+    async def next(self, timeout: float = 20) -> dict[str, Any]:
+        message = dict(json.loads(await asyncio.wait_for(self.ws.recv(), timeout)))
+        self.seen.append(message)
+        return message
+
+    async def play(self, seed: int) -> None:
+        rng = random.Random(seed)
+        while True:
+            try:
+                message = await self.next(60)
+            except websockets.ConnectionClosed:
+                return
+            if message["type"] == "prompt":
+                action = rng.choice(message["legal"])
+                await self.ws.send(
+                    json.dumps({"type": "act", "prompt": message["id"], "action": action})
+                )
+            elif message["type"] == "bye":
+                return
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+
+def test_the_ladder_seats_four_registered_bots_and_rates_them(
+    srv: ServerProcess, owners: dict[str, str]
+) -> None:
+    names = [("ada", "alpha"), ("ada", "beta"), ("ada", "gamma"), ("bob", "delta")]
+    tokens = [issue(srv, owners[owner], bot) for owner, bot in names]
+    before = {o: json.loads(http(srv, "GET", "/api/me", cookie=c)[2]) for o, c in owners.items()}
+
+    async def run() -> tuple[list[LadderBot], dict[str, Any]]:
+        bots = [LadderBot(srv, t["token"]) for t in tokens]
+        waits = [await bot.ask() for bot in bots]
+        assert [w["type"] for w in waits] == ["ladder_wait"] * 4
+        assert [w["waiting"] for w in waits] == [1, 2, 3, 4] and waits[0]["preset"] == PRESET
+        joined = [await bot.next() for bot in bots]
+        assert {j["type"] for j in joined} == {"joined"}
+        assert len({j["room"] for j in joined}) == 1
+        assert sorted(j["seat"] for j in joined) == [0, 1, 2, 3]
+        # one ladder seat per token: the same token asking again while seated is refused
+        again = LadderBot(srv, tokens[0]["token"])
+        refused = await again.ask()
+        await again.close()
+        assert refused["code"] == "ladder_busy" and "天梯" in refused["message_zh"]
+        await asyncio.gather(*(bot.play(i) for i, bot in enumerate(bots)))
+        return bots, joined[0]
+
+    bots, joined = asyncio.run(asyncio.wait_for(run(), 120))
+    for bot in bots:
+        kinds = [m["type"] for m in bot.seen]
+        assert kinds[-2:] == ["match_end", "bye"] and "prompt" in kinds
+    code = joined["room"]
+    _, info_body = srv.get(f"/api/rooms/{code}")
+    info = json.loads(info_body)
+    assert info["kind"] == "ladder" and info["status"] == "over"
+    seat_of = {t["id"]: bot.seen[1]["seat"] for t, bot in zip(tokens, bots, strict=True)}
+    shown = {info["seats"][seat_of[t["id"]]]["name"] for t in tokens}
+    assert shown == {"ada/alpha", "ada/beta", "ada/gamma", "bob/delta"}
+    # the ratings: OpenSkill's Plackett–Luce from fresh, placed by the match totals
+    totals = [Fraction(str(x)) for x in info["totals"]]
+    expected = rate([(MU, SIGMA)] * 4, totals)
+    rows = {row["id"]: row for row in board(srv)["bots"]}
+    assert set(rows) >= {t["id"] for t in tokens}
+    for t in tokens:
+        mu, sigma = expected[seat_of[t["id"]]]
+        row = rows[t["id"]]
+        assert row["matches"] == 1 and row["owner"] in ("ada", "bob")
+        assert row["mu"] == round(mu, 4) and row["sigma"] == round(sigma, 4)
+        assert row["ordinal"] == round(mu - 3 * sigma, 4)
+        assert row["name"] == f"{row['owner']}/{row['bot']}"
+    best = max(range(4), key=lambda s: totals[s])
+    worst = min(range(4), key=lambda s: totals[s])
+    if totals[best] != totals[worst]:
+        assert expected[best][0] > MU > expected[worst][0]
+    places = [r["id"] for r in board(srv)["bots"]]
+    assert places == sorted(places, key=lambda i: -rows[i]["ordinal"])
+    # the owners' person standings did not move, and no match of theirs was booked
+    after = {o: json.loads(http(srv, "GET", "/api/me", cookie=c)[2]) for o, c in owners.items()}
+    assert after == before
+    db = sqlite3.connect(srv.db_url.removeprefix("sqlite:///"))
+    room_id = db.execute("SELECT id FROM rooms WHERE code = ?", (code,)).fetchone()[0]
+    assert db.execute(
+        "SELECT COUNT(*) FROM match_results WHERE room_id = ?", (room_id,)
+    ).fetchone() == (0,)
+    assert db.execute(
+        "SELECT COUNT(*) FROM seat_accounts WHERE room_id = ?", (room_id,)
+    ).fetchone() == (0,)
+    assert db.execute("SELECT COUNT(*) FROM standings").fetchone() == (0,)
+    assert db.execute(
+        "SELECT COUNT(*) FROM ladder_results WHERE room_id = ?", (room_id,)
+    ).fetchone() == (4,)
+
+
+def test_a_token_waits_once_and_a_revoked_token_leaves_the_ladder(
+    srv: ServerProcess, owners: dict[str, str]
+) -> None:
+    issued = issue(srv, owners["bob"], "lonely")
+
+    async def run() -> list[dict[str, Any]]:
+        first, second = LadderBot(srv, issued["token"]), LadderBot(srv, issued["token"])
+        assert (await first.ask())["type"] == "ladder_wait"
+        refused = await second.ask()  # the same token at a second seat: never
+        assert refused["code"] == "ladder_busy"
+        assert board(srv)["ladder"]["waiting"][PRESET] == 1
+        status = http(srv, "DELETE", f"/api/bot-tokens/{issued['id']}", cookie=owners["bob"])[0]
+        assert status == 200
+        told = await first.next()
+        with pytest.raises(websockets.ConnectionClosed):
+            await first.next(5)
+        await second.close()
+        return [told]
+
+    [told] = asyncio.run(asyncio.wait_for(run(), 60))
+    assert told["code"] == "token_revoked" and told["message_zh"]
+    assert board(srv)["ladder"]["waiting"][PRESET] == 0
+    again = asyncio.run(asyncio.wait_for(LadderBot(srv, issued["token"]).ask(), 30))
+    assert again["code"] == "bad_token"
+
+
+def test_a_flood_of_ladder_requests_is_rate_limited_then_closed(
+    srv: ServerProcess, owners: dict[str, str]
+) -> None:
+    issued = issue(srv, owners["bob"], "flooder")
+
+    async def run() -> list[dict[str, Any]]:
+        bot = LadderBot(srv, issued["token"], "baishan")
+        assert (await bot.ask())["type"] == "ladder_wait"
+        request = json.dumps({"type": "ladder", "preset": "baishan"})
+
+        async def flood() -> None:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                for _ in range(200):
+                    await bot.ws.send(request)
+
+        sender = asyncio.create_task(flood())
+        with pytest.raises(websockets.ConnectionClosed):
+            while True:
+                await bot.next(10)
+        await sender
+        return bot.seen
+
+    seen = asyncio.run(asyncio.wait_for(run(), 60))
+    codes = [m.get("code") for m in seen if m["type"] == "error"]
+    assert "already_waiting" in codes and "rate_limited" in codes and codes[-1] == "abuse"
+    assert codes.count("rate_limited") < codes.count("already_waiting")  # one per run of refusals
+    assert board(srv)["ladder"]["waiting"]["baishan"] == 0  # out of the pool
+
+
+def test_bad_ladder_requests_are_coded_errors(srv: ServerProcess, owners: dict[str, str]) -> None:
+    issued = issue(srv, owners["ada"], "picky")
+    bad = asyncio.run(
+        asyncio.wait_for(LadderBot(srv, issued["token"], "wuhan-qipi-kaikou").ask(), 30)
+    )
+    assert bad["code"] == "bad_preset" and "baishan" in bad["message"]
+    status, _, body = http(srv, "GET", "/api/bots/leaderboard?game=chess")
+    assert status == 400 and json.loads(body)["code"] == "bad_game"
+    ladder = board(srv, "baishan")["ladder"]
+    assert ladder["presets"] == [PRESET, "baishan"] and ladder["hands"] == 1
+
+
+def test_a_bot_name_is_unique_among_its_owners_live_tokens(
+    srv: ServerProcess, owners: dict[str, str]
+) -> None:
+    issue(srv, owners["ada"], "Twin")
+    status, _, body = http(srv, "POST", "/api/bot-tokens", {"name": "twin"}, owners["ada"])
+    assert status == 409 and json.loads(body)["code"] == "bot_name_taken"
+    assert "error_zh" in json.loads(body)
+    issue(srv, owners["bob"], "twin")  # another owner's bot may share the name: bob/twin
+
+
+def test_a_server_without_the_ladder_refuses_a_hello_without_a_room(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "db.sqlite") as plain:
+        token = issue(plain, login_cookie(plain, "carol"), "solo")["token"]
+        refused = asyncio.run(asyncio.wait_for(LadderBot(plain, token).ask(), 30))
+        assert refused["code"] == "bad_message"
+        assert board(plain)["ladder"] is None and board(plain)["bots"] == []
+
+
+# -- the booking, without a server ----------------------------------------------------------------
+def _ladder_room(store: Store, tokens: list[int], ends: list[list[dict[str, Any]]]) -> int:
+    room_id = store.create_room("LADDR1", PRESET, LadderSettings().table().to_json(), "ladder")
+    with store.engine.begin() as c:
+        for seat, token in enumerate(tokens):
+            c.execute(insert(reserved_seats).values(room_id=room_id, seat=seat, bot_token_id=token))
+    store_hands(store, room_id, ends)
+    return room_id
+
+
+def _tokens(store: Store, count: int) -> list[int]:
+    from laizi.server.accounts import Accounts
+
+    owner = Accounts(store.engine, hasher=FAST_HASH).register("dora", "hongzhong")
+    return [BotTokens(store.engine).issue(owner.id, f"b{i}")["id"] for i in range(count)]
+
+
+def test_one_token_at_two_seats_of_a_table_is_never_rated(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="token 7 twice"):
+        check_claims("ladder", [SeatClaim.for_bot_token(t) for t in (7, 8, 7, 9)])
+    with pytest.raises(ValueError, match="four registered bots"):
+        check_claims("ladder", [SeatClaim.for_bot_token(t) for t in (7, 8, 9)] + [SeatClaim.for_bot()])
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        a, b, c = _tokens(store, 3)
+        win = [{"type": "end", "payments": [30, -10, -10, -10]}]
+        room_id = _ladder_room(store, [a, b, a, c], [win])  # forged straight into the database
+        with pytest.raises(ValueError, match="not four distinct bots"):
+            book_ladder(store.engine, room_id)
+        assert bot_leaderboard(store.engine, "wuhan") == []
+    finally:
+        store.close()
+
+
+def test_a_ladder_match_is_booked_once_from_its_records(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        tokens = _tokens(store, 4)
+        hands = [
+            [{"type": "end", "payments": [30, -10, -10, -10]}],
+            [{"type": "end", "payments": [-4, 12, -4, -4]}],
+        ]
+        room_id = _ladder_room(store, tokens, hands)
+        booked = book_ladder(store.engine, room_id, now=5.0)
+        assert [row["total"] for row in booked] == ["26", "2", "-14", "-14"]
+        assert [row["place"] for row in booked] == [1, 2, 3, 3]
+        assert book_ladder(store.engine, room_id) == []  # once
+        expected = rate(
+            [(MU, SIGMA)] * 4, [Fraction(26), Fraction(2), Fraction(-14), Fraction(-14)]
+        )
+        rows = {r["id"]: r for r in bot_leaderboard(store.engine, "wuhan")}
+        assert [r["place"] for r in bot_leaderboard(store.engine, "wuhan")] == [1, 2, 3, 4]
+        for seat, token in enumerate(tokens):
+            assert rows[token]["mu"] == round(expected[seat][0], 4)
+            assert rows[token]["matches"] == 1 and rows[token]["name"] == f"dora/b{seat}"
+        assert rows[tokens[2]]["mu"] == rows[tokens[3]]["mu"]  # a shared place rates alike
+        with store.engine.begin() as c:  # a revoked token's bot leaves the leaderboard
+            from laizi.server.bottokens import bot_tokens
+
+            c.execute(update(bot_tokens).where(bot_tokens.c.id == tokens[0]).values(revoked=1.0))
+            assert c.execute(ladder_results.select()).all()
+            assert c.execute(rooms.select().where(rooms.c.id == room_id)).first().kind == "ladder"
+        assert tokens[0] not in {r["id"] for r in bot_leaderboard(store.engine, "wuhan")}
+    finally:
+        store.close()
