@@ -286,7 +286,9 @@ def test_one_token_at_two_seats_of_a_table_is_never_rated(tmp_path: Path) -> Non
     with pytest.raises(ValueError, match="token 7 twice"):
         check_claims("ladder", [SeatClaim.for_bot_token(t) for t in (7, 8, 7, 9)])
     with pytest.raises(ValueError, match="four registered bots"):
-        check_claims("ladder", [SeatClaim.for_bot_token(t) for t in (7, 8, 9)] + [SeatClaim.for_bot()])
+        check_claims(
+            "ladder", [SeatClaim.for_bot_token(t) for t in (7, 8, 9)] + [SeatClaim.for_bot()]
+        )
     store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
     try:
         a, b, c = _tokens(store, 3)
@@ -328,5 +330,38 @@ def test_a_ladder_match_is_booked_once_from_its_records(tmp_path: Path) -> None:
             assert c.execute(ladder_results.select()).all()
             assert c.execute(rooms.select().where(rooms.c.id == room_id)).first().kind == "ladder"
         assert tokens[0] not in {r["id"] for r in bot_leaderboard(store.engine, "wuhan")}
+    finally:
+        store.close()
+
+
+def test_the_ladder_migration_goes_down_and_up_keeping_the_kept_seats(db_url: str) -> None:
+    """0009_bot_ladder adds ``reserved_seats.bot_token_id``, ``bot_ratings`` and
+    ``ladder_results``; its downgrade drops exactly them (a matched room's kept seats stay)."""
+    from alembic import command
+    from sqlalchemy import inspect, select
+
+    from tests.server_helpers import alembic_config
+
+    store = Store(db_url)
+    try:
+        room_id = store.create_room(
+            "KEPT01",
+            PRESET,
+            {},
+            "casual",
+            [SeatClaim(guest_key="k" * 16)] + [SeatClaim.for_bot()] * 3,
+        )
+        with store.engine.begin() as c:
+            command.downgrade(alembic_config(c), "0008_cluster_secret")
+        with store.engine.connect() as c:
+            names = set(inspect(c).get_table_names())
+            columns = {col["name"] for col in inspect(c).get_columns("reserved_seats")}
+        assert not {"bot_ratings", "ladder_results"} & names and "bot_token_id" not in columns
+        store.migrate()
+        with store.engine.connect() as c:
+            kept = c.execute(
+                select(reserved_seats).where(reserved_seats.c.room_id == room_id)
+            ).all()
+        assert [(r.seat, r.guest_key, r.bot_token_id) for r in kept] == [(0, "k" * 16, None)]
     finally:
         store.close()

@@ -92,10 +92,9 @@ class Bookings:
         # them, so it never stands for an end the database does not hold.
         try:
             room.store.commit()
-            if room.kind == "ladder":  # the bots' ratings, no account's (botratings)
-                room.store.transact(lambda c: book_ladder_in(c, room.id, room.rules))
-            else:
-                room.store.transact(lambda c: book_stored_in(c, room.id, room.rules))
+            room.store.transact(lambda c: book_stored_in(c, room.id, room.rules))
+            # a ladder table's bots (laizi.server.botratings; nothing for any other room)
+            room.store.transact(lambda c: book_ladder_in(c, room.id, room.rules))
             self.failed.pop(room.id, None)
         except Exception as error:
             log.exception("room %s: the match could not be booked (retried later)", room.code)
