@@ -180,6 +180,49 @@ def test_the_ladder_seats_four_registered_bots_and_rates_them(
     ).fetchone() == (4,)
 
 
+def test_a_dropped_ladder_bot_comes_back_with_its_seat_token_and_nobody_else_does(
+    srv: ServerProcess, owners: dict[str, str]
+) -> None:
+    """A bot that drops mid-match is any bot seat: 托管 plays it, it takes the seat back with its
+    ``seat_token``; another bot token showing that seat token is refused (the seat is kept for
+    the token), and the booking rates the four bots that were seated."""
+    tokens = [issue(srv, owners["bob"], f"drop {n}") for n in range(4)]
+    intruder = issue(srv, owners["bob"], "intruder")
+
+    async def run() -> tuple[list[LadderBot], dict[str, Any], dict[str, Any]]:
+        bots = [LadderBot(srv, t["token"], "baishan") for t in tokens]
+        for bot in bots:
+            assert (await bot.ask())["type"] == "ladder_wait"
+        joined = [await bot.next() for bot in bots]
+        await bots[3].close()  # dropped before its first answer
+        hello = {"type": "hello", "version": 1, "room": joined[3]["room"]}
+        stranger = await websockets.connect(bots[3].url)
+        await stranger.recv()
+        await stranger.send(
+            json.dumps({**hello, "token": intruder["token"], "seat_token": joined[3]["token"]})
+        )
+        refused = json.loads(await asyncio.wait_for(stranger.recv(), 10))
+        await stranger.close()
+        back = LadderBot(srv, tokens[3]["token"])
+        back.ws = await websockets.connect(back.url)
+        await back.ws.recv()
+        await back.ws.send(
+            json.dumps({**hello, "token": tokens[3]["token"], "seat_token": joined[3]["token"]})
+        )
+        rejoined = await back.next()
+        bots[3] = back
+        await asyncio.gather(*(bot.play(10 + i) for i, bot in enumerate(bots)))
+        return bots, refused, {"first": joined[3], "again": rejoined}
+
+    bots, refused, seat = asyncio.run(asyncio.wait_for(run(), 120))
+    assert refused["code"] == "seat_reserved"
+    assert seat["again"]["type"] == "joined" and seat["again"]["seat"] == seat["first"]["seat"]
+    assert [m["type"] for m in bots[3].seen][-2:] == ["match_end", "bye"]
+    rows = {row["id"]: row for row in board(srv, "baishan")["bots"]}
+    assert all(rows[t["id"]]["matches"] == 1 for t in tokens)
+    assert intruder["id"] not in rows
+
+
 def test_a_token_waits_once_and_a_revoked_token_leaves_the_ladder(
     srv: ServerProcess, owners: dict[str, str]
 ) -> None:
@@ -263,6 +306,41 @@ def test_a_server_without_the_ladder_refuses_a_hello_without_a_room(tmp_path: Pa
         refused = asyncio.run(asyncio.wait_for(LadderBot(plain, token).ask(), 30))
         assert refused["code"] == "bad_message"
         assert board(plain)["ladder"] is None and board(plain)["bots"] == []
+
+
+def test_the_ladder_flags_default_to_its_settings_are_documented_and_checked() -> None:
+    import inspect
+
+    from typer.testing import CliRunner
+
+    from laizi.cli import app
+    from laizi.cli.serve import serve
+
+    settings = LadderSettings()
+    flags = {
+        "ladder_presets": ",".join(settings.presets),
+        "ladder_interval_seconds": settings.interval_s,
+        "ladder_hands": settings.hands,
+        "ladder_action_seconds": settings.action_seconds,
+        "ladder_bank_seconds": settings.bank_seconds,
+        "ladder_grace_seconds": settings.escape_grace_seconds,
+        "bot_ladder": False,
+    }
+    parameters = inspect.signature(serve).parameters
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "server.md").read_text()
+    for name, value in flags.items():
+        assert parameters[name].default.default == value, name
+        assert parameters[name].default.help, name
+        assert f"`--{name.replace('_', '-')}`" in docs, name
+    for args, says in [
+        (["--ladder-hands", "0"], "--ladder-hands must be at least 1 and at most 64"),
+        (["--ladder-presets", "wuhan,chess"], "--ladder-presets: unknown preset 'wuhan'"),
+        (["--ladder-interval-seconds", "0"], "--ladder-interval-seconds must be above 0"),
+        (["--redis", "redis://127.0.0.1:1/0"], "not with --redis"),
+    ]:
+        result = CliRunner().invoke(app, ["serve", "--bot-ladder", *args])
+        assert result.exit_code == 2, result.output
+        assert says in " ".join(result.output.split()) and "Traceback" not in result.output
 
 
 # -- the booking, without a server ----------------------------------------------------------------

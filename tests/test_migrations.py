@@ -11,7 +11,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-import laizi.server.botratings  # noqa: F401  (its tables join the metadata)
+import laizi.server.botratings  # (its tables join the metadata too)
 import laizi.server.ratings  # noqa: F401  (its tables join the metadata)
 from laizi.server.accounts import AccountError, Accounts
 from laizi.server.store import Store, metadata
