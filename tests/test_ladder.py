@@ -443,3 +443,64 @@ def test_the_ladder_migration_goes_down_and_up_keeping_the_kept_seats(db_url: st
         assert [(r.seat, r.guest_key, r.bot_token_id) for r in kept] == [(0, "k" * 16, None)]
     finally:
         store.close()
+
+
+def test_the_schedule_drops_a_token_revoked_elsewhere_and_closes_a_table_it_cannot_fill(
+    tmp_path: Path,
+) -> None:
+    """The pool is matched on the server's loop (``Ladder.tick``): a token revoked in the
+    database behind this process's back is told ``token_revoked`` and the next four are seated;
+    a table one of whose bots cannot sit down is closed at once (``room_expired``), not left
+    waiting for it."""
+    from laizi.server.accounts import Account
+    from laizi.server.botseat import BotSeat
+    from laizi.server.bottokens import BotIdentity, bot_tokens
+    from laizi.server.hub import Hub
+    from laizi.server.ladder import Ladder
+
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+
+    def told(seat: BotSeat) -> list[Any]:
+        out = []
+        while not seat.out.empty():
+            frame = seat.out.get_nowait()
+            out.append(None if frame is None else json.loads(frame))
+        return out
+
+    async def scenario() -> None:
+        hub = Hub(store)
+        ladder = hub.ladder = Ladder(hub, LadderSettings(presets=(PRESET,), interval_s=1))
+        owner = Account(1, "dora", 0.0)
+        ids = _tokens(store, 9)
+        seats = [
+            BotSeat(hub, BotIdentity(owner, i, f"b{n}"), asyncio.Queue()) for n, i in enumerate(ids)
+        ]
+        for seat in seats[:5]:
+            ladder.request(seat, {"type": "ladder", "preset": PRESET})
+        with store.engine.begin() as c:
+            c.execute(update(bot_tokens).where(bot_tokens.c.id == ids[0]).values(revoked=1.0))
+        assert await ladder.tick() == 1
+        await asyncio.sleep(0.05)
+        first = told(seats[0])
+        assert first[0]["type"] == "ladder_wait" and first[-1] is None  # let go
+        assert first[1]["code"] == "token_revoked" and first[1]["message_zh"]
+        rooms_now = [r for r in hub.rooms.values() if r.kind == "ladder"]
+        assert len(rooms_now) == 1 and rooms_now[0].status == "playing"
+        assert sorted(s.conn.seat for s in seats[1:5]) == [0, 1, 2, 3]
+        assert ladder.pool == {}
+        # a table whose fourth bot is already in a room: closed, the three others let go
+        for seat in seats[5:9]:
+            ladder.request(seat, {"type": "ladder", "preset": PRESET})
+        seats[8].conn.room = rooms_now[0]  # its join is refused (already_joined)
+        assert await ladder.tick() == 1
+        await asyncio.sleep(0.05)
+        for seat in seats[5:8]:
+            codes = [m.get("code") for m in told(seat) if m is not None and m["type"] == "error"]
+            assert "room_expired" in codes
+        assert [r.status for r in hub.rooms.values() if r.kind == "ladder"] == ["playing"]
+        hub.halt()
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 30))
+    finally:
+        store.close()

@@ -65,7 +65,8 @@ def mark_guests(room: Room) -> None:
             ).scalars()
         )
     for index, seat in enumerate(room.seats):
-        seat.guest = seat.kind == "human" and index not in linked
+        # a ladder table's seats are its bots', linked to no account and no guest's either
+        seat.guest = seat.kind == "human" and index not in linked and room.kind != "ladder"
 
 
 def _one_seat(room: Room, conn: Conn, message: Join) -> None:

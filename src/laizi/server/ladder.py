@@ -308,6 +308,13 @@ class Ladder:
             del self.pool[waiting.seat.identity.token_id]
             join = {"type": "join", "room": code, "seat": seat}
             self.hub.handle(waiting.seat.conn, json.dumps(join))
+        room = self.hub.rooms.get(code)
+        if room is not None and room.status == "waiting":
+            # a bot's join was refused (its connection closing as it was chosen): the table
+            # would wait for it in vain — closed now, the others told (room_expired) and let go
+            log.warning("ladder table %s: a bot could not be seated; closed", code)
+            self.hub.close_waiting(room)
+            return True
         shown = ", ".join(w.seat.identity.shown for w in four)
         log.info("ladder table %s (%s): %s", code, preset, shown)
         return True
