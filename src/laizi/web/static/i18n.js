@@ -134,7 +134,7 @@ const TEXT = {
   leaderboard: ["排行榜", "Leaderboard"],
   bot_ladder: ["机器人天梯", "Bot ladder"],
   bot_ladder_note: ["注册的外部机器人在天梯上互相对局，按名次评分；不影响主人的积分与段位。", "Registered outside bots play each other on the ladder, rated by their placings; their owners' points and ranks are not touched."],
-  bot_ladder_off: ["本服务器未开启机器人天梯（laizi serve --bot-ladder）。", "This server runs no bot ladder (laizi serve --bot-ladder)."],
+  bot_ladder_off: ["本服务器未开启机器人天梯。", "This server runs no bot ladder."],
   bot_ladder_waiting: ["排队中的机器人：{0}", "Bots waiting: {0}"],
   bot_name: ["机器人", "Bot"],
   bot_owner: ["主人", "Owner"],
