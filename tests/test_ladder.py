@@ -223,6 +223,44 @@ def test_a_dropped_ladder_bot_comes_back_with_its_seat_token_and_nobody_else_doe
     assert intruder["id"] not in rows
 
 
+def test_four_cmd_bots_play_the_ladder_through_bot_connect_and_every_message_validates(
+    srv: ServerProcess, owners: dict[str, str]
+) -> None:
+    """``laizi bot-connect --ladder PRESET`` (the bridge): four ``cmd:`` bots ask, are seated
+    and play; what they were sent — ``ladder_wait`` included — and their ladder request validate
+    against docs/bot-protocol.schema.json."""
+    import sys
+
+    from laizi.botproto.bridge import connect
+    from tests.test_bot_schema import MISBEHAVING, check
+
+    tokens = [issue(srv, owners["ada"], f"cmd {n}")["token"] for n in range(4)]
+    seen: list[list[dict[str, Any]]] = [[], [], [], []]
+    url = f"ws://127.0.0.1:{srv.port}/ws/bot"
+    bot = f"{sys.executable} {MISBEHAVING} good"
+
+    async def run() -> list[dict[str, Any]]:
+        return list(
+            await asyncio.gather(
+                *(
+                    connect(url, bot, token=t, ladder="baishan", on_message=seen[n].append)
+                    for n, t in enumerate(tokens)
+                )
+            )
+        )
+
+    summaries = asyncio.run(asyncio.wait_for(run(), 120))
+    assert sorted(s["seat"] for s in summaries) == [0, 1, 2, 3]
+    assert {s["ladder"] for s in summaries} == {"baishan"} and all("totals" in s for s in summaries)
+    for messages in seen:
+        kinds = [m["type"] for m in messages]
+        assert kinds[0] == "ladder_wait" and kinds[1] == "joined"
+        assert kinds[-2:] == ["match_end", "bye"]
+        for message in messages:
+            check(message, "HostMessage")
+    check({"type": "ladder", "preset": "baishan"}, "BotMessage")
+
+
 def test_a_token_waits_once_and_a_revoked_token_leaves_the_ladder(
     srv: ServerProcess, owners: dict[str, str]
 ) -> None:
