@@ -382,8 +382,10 @@ def test_the_ladder_flags_default_to_its_settings_are_documented_and_checked() -
 
 
 # -- the booking, without a server ----------------------------------------------------------------
-def _ladder_room(store: Store, tokens: list[int], ends: list[list[dict[str, Any]]]) -> int:
-    room_id = store.create_room("LADDR1", PRESET, LadderSettings().table().to_json(), "ladder")
+def _ladder_room(
+    store: Store, tokens: list[int], ends: list[list[dict[str, Any]]], code: str = "LADDR1"
+) -> int:
+    room_id = store.create_room(code, PRESET, LadderSettings().table().to_json(), "ladder")
     with store.engine.begin() as c:
         for seat, token in enumerate(tokens):
             c.execute(insert(reserved_seats).values(room_id=room_id, seat=seat, bot_token_id=token))
@@ -540,5 +542,34 @@ def test_the_schedule_drops_a_token_revoked_elsewhere_and_closes_a_table_it_cann
 
     try:
         asyncio.run(asyncio.wait_for(scenario(), 30))
+    finally:
+        store.close()
+
+
+def test_unbooked_ladder_matches_are_booked_at_startup_and_a_forged_one_is_reported(
+    tmp_path: Path,
+) -> None:
+    """After a crash between a ladder match's end and its booking, ``Bookings.book_pending``
+    (startup, retries) books it; a ladder room that ended before any hand is not waiting for a
+    booking; a forged one (a token at two seats) is reported, never raised, never rated."""
+    from laizi.server.booking import Bookings
+    from laizi.server.botratings import unbooked_ladder_matches
+
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        t = _tokens(store, 5)
+        win = [[{"type": "end", "payments": [-10, -10, 30, -10]}]]
+        good = _ladder_room(store, t[:4], win)
+        forged = _ladder_room(store, [t[4], t[1], t[4], t[2]], win, "LADDR2")
+        empty = _ladder_room(store, [t[0], t[2], t[3], t[4]], [], "LADDR3")
+        with store.engine.begin() as c:
+            c.execute(update(rooms).where(rooms.c.id == empty).values(status="over"))
+        assert [r for r, _ in unbooked_ladder_matches(store.engine)] == [good, forged]
+        bookings = Bookings(store.engine)
+        assert bookings.book_pending() == 1
+        assert set(bookings.failed) == {forged} and "distinct" in bookings.failed[forged].error
+        assert [r for r, _ in unbooked_ladder_matches(store.engine)] == [forged]
+        rows = {r["id"]: r for r in bot_leaderboard(store.engine, "wuhan")}
+        assert set(rows) == set(t[:4]) and rows[t[2]]["place"] == 1
     finally:
         store.close()

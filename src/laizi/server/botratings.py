@@ -48,7 +48,7 @@ from laizi.server.accounts import accounts
 from laizi.server.bottokens import bot_tokens
 from laizi.server.ratings import GAMES, MU, SIGMA, error_line, ordinal, places, rate, seat_totals
 from laizi.server.ratings import stored_payments as _stored_payments
-from laizi.server.store import metadata, reserved_seats, rooms
+from laizi.server.store import hands, metadata, reserved_seats, rooms
 
 if TYPE_CHECKING:
     from laizi.server.hub import Hub
@@ -223,7 +223,8 @@ def book_ladder_in(
 
 
 def unbooked_ladder_matches(engine: Engine) -> list[tuple[int, str]]:
-    """Finished ladder matches with no results yet: (room id, code), oldest first."""
+    """Finished ladder matches (a hand played at least) with no results yet: (room id, code),
+    oldest first."""
     with engine.connect() as c:
         return [
             (room_id, code)
@@ -231,6 +232,8 @@ def unbooked_ladder_matches(engine: Engine) -> list[tuple[int, str]]:
                 select(rooms.c.id, rooms.c.code)
                 .where((rooms.c.status == "over") & (rooms.c.kind == "ladder"))
                 .where(rooms.c.id.not_in(select(ladder_results.c.room_id)))
+                # a match that ended before any hand did rates nobody (book_ladder_in)
+                .where(rooms.c.id.in_(select(hands.c.room_id).where(hands.c.finished)))
                 .order_by(rooms.c.id)
             ).all()
         ]
