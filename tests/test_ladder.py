@@ -573,3 +573,20 @@ def test_unbooked_ladder_matches_are_booked_at_startup_and_a_forged_one_is_repor
         assert set(rows) == set(t[:4]) and rows[t[2]]["place"] == 1
     finally:
         store.close()
+
+
+def test_metrics_count_the_bots_waiting_for_a_ladder_table(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from laizi.server.app import create_app
+
+    app = create_app(f"sqlite:///{tmp_path / 'db.sqlite3'}", ladder=LadderSettings(interval_s=60))
+    with TestClient(app) as client:
+        registry = client.app.state.metrics.registry
+        queue = {"queue": "ladder_bots"}
+        assert registry.get_sample_value("laizi_queue_size", queue) == 0
+        client.app.state.hub.ladder.pool[1] = object()  # one bot waiting (only counted)
+        assert registry.get_sample_value("laizi_queue_size", queue) == 1
+        client.app.state.hub.ladder.pool.clear()
+        with pytest.raises(ValueError, match="not in a cluster"):
+            create_app("sqlite://", cluster=object(), ladder=LadderSettings())  # type: ignore[arg-type]
