@@ -50,8 +50,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")
 def owners(srv: ServerProcess) -> dict[str, str]:
-    """Two accounts (registrations per address are limited): their cookies."""
-    return {name: login_cookie(srv, name) for name in ("ada", "bob")}
+    """Four accounts (registrations per address are limited): their cookies."""
+    return {name: login_cookie(srv, name) for name in ("ada", "bob", "cy", "dee")}
 
 
 def issue(srv: ServerProcess, cookie: str, name: str) -> dict[str, Any]:
@@ -113,7 +113,7 @@ class LadderBot:
 def test_the_ladder_seats_four_registered_bots_and_rates_them(
     srv: ServerProcess, owners: dict[str, str]
 ) -> None:
-    names = [("ada", "alpha"), ("ada", "beta"), ("ada", "gamma"), ("bob", "delta")]
+    names = [("ada", "alpha"), ("bob", "beta"), ("cy", "gamma"), ("dee", "delta")]
     tokens = [issue(srv, owners[owner], bot) for owner, bot in names]
     before = {o: json.loads(http(srv, "GET", "/api/me", cookie=c)[2]) for o, c in owners.items()}
 
@@ -144,7 +144,7 @@ def test_the_ladder_seats_four_registered_bots_and_rates_them(
     assert info["kind"] == "ladder" and info["status"] == "over"
     seat_of = {t["id"]: bot.seen[1]["seat"] for t, bot in zip(tokens, bots, strict=True)}
     shown = {info["seats"][seat_of[t["id"]]]["name"] for t in tokens}
-    assert shown == {"ada/alpha", "ada/beta", "ada/gamma", "bob/delta"}
+    assert shown == {"ada/alpha", "bob/beta", "cy/gamma", "dee/delta"}
     # the ratings: OpenSkill's Plackett–Luce from fresh, placed by the match totals
     totals = [Fraction(str(x)) for x in info["totals"]]
     expected = rate([(MU, SIGMA)] * 4, totals)
@@ -153,7 +153,7 @@ def test_the_ladder_seats_four_registered_bots_and_rates_them(
     for t in tokens:
         mu, sigma = expected[seat_of[t["id"]]]
         row = rows[t["id"]]
-        assert row["matches"] == 1 and row["owner"] in ("ada", "bob")
+        assert row["matches"] == 1 and row["owner"] in owners
         assert row["mu"] == round(mu, 4) and row["sigma"] == round(sigma, 4)
         assert row["ordinal"] == round(mu - 3 * sigma, 4)
         assert row["name"] == f"{row['owner']}/{row['bot']}"
@@ -186,7 +186,7 @@ def test_a_dropped_ladder_bot_comes_back_with_its_seat_token_and_nobody_else_doe
     """A bot that drops mid-match is any bot seat: 托管 plays it, it takes the seat back with its
     ``seat_token``; another bot token showing that seat token is refused (the seat is kept for
     the token), and the booking rates the four bots that were seated."""
-    tokens = [issue(srv, owners["bob"], f"drop {n}") for n in range(4)]
+    tokens = [issue(srv, owners[o], "drop") for o in ("ada", "bob", "cy", "dee")]
     intruder = issue(srv, owners["bob"], "intruder")
 
     async def run() -> tuple[list[LadderBot], dict[str, Any], dict[str, Any]]:
@@ -234,7 +234,7 @@ def test_four_cmd_bots_play_the_ladder_through_bot_connect_and_every_message_val
     from laizi.botproto.bridge import connect
     from tests.test_bot_schema import MISBEHAVING, check
 
-    tokens = [issue(srv, owners["ada"], f"cmd {n}")["token"] for n in range(4)]
+    tokens = [issue(srv, owners[o], "cmd")["token"] for o in ("ada", "bob", "cy", "dee")]
     seen: list[list[dict[str, Any]]] = [[], [], [], []]
     url = f"ws://127.0.0.1:{srv.port}/ws/bot"
     bot = f"{sys.executable} {MISBEHAVING} good"
@@ -363,6 +363,7 @@ def test_the_ladder_flags_default_to_its_settings_are_documented_and_checked() -
         "ladder_bank_seconds": settings.bank_seconds,
         "ladder_grace_seconds": settings.escape_grace_seconds,
         "bot_ladder": False,
+        "ladder_same_owner": not settings.owners_apart,
     }
     parameters = inspect.signature(serve).parameters
     docs = (Path(__file__).resolve().parent.parent / "docs" / "server.md").read_text()
@@ -510,10 +511,10 @@ def test_the_schedule_drops_a_token_revoked_elsewhere_and_closes_a_table_it_cann
     async def scenario() -> None:
         hub = Hub(store)
         ladder = hub.ladder = Ladder(hub, LadderSettings(presets=(PRESET,), interval_s=1))
-        owner = Account(1, "dora", 0.0)
         ids = _tokens(store, 9)
         seats = [
-            BotSeat(hub, BotIdentity(owner, i, f"b{n}"), asyncio.Queue()) for n, i in enumerate(ids)
+            BotSeat(hub, BotIdentity(Account(n, f"o{n}", 0.0), i, "b"), asyncio.Queue())
+            for n, i in enumerate(ids)
         ]
         for seat in seats[:5]:
             ladder.request(seat, {"type": "ladder", "preset": PRESET})
@@ -590,3 +591,45 @@ def test_metrics_count_the_bots_waiting_for_a_ladder_table(tmp_path: Path) -> No
         client.app.state.hub.ladder.pool.clear()
         with pytest.raises(ValueError, match="not in a cluster"):
             create_app("sqlite://", cluster=object(), ladder=LadderSettings())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("apart", [True, False])
+def test_one_owners_bots_never_share_a_table_unless_the_server_says_so(
+    tmp_path: Path, apart: bool
+) -> None:
+    """An owner's three bots could discard into the fourth's hands and farm it a rating: by
+    default a table is four owners (the second bot of an owner waits for the next table);
+    ``--ladder-same-owner`` (``owners_apart=False``) seats the four longest-waiting bots."""
+    from laizi.server.accounts import Account
+    from laizi.server.botseat import BotSeat
+    from laizi.server.bottokens import BotIdentity
+    from laizi.server.hub import Hub
+    from laizi.server.ladder import Ladder
+
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+
+    async def scenario() -> list[int]:
+        hub = Hub(store)
+        settings = LadderSettings(presets=(PRESET,), owners_apart=apart)
+        ladder = hub.ladder = Ladder(hub, settings)
+        ids = _tokens(store, 6)
+        owners = [1, 1, 1, 2, 3, 4]  # owner 1's three bots came first
+        seats = [
+            BotSeat(hub, BotIdentity(Account(o, f"o{o}", 0.0), i, f"b{n}"), asyncio.Queue())
+            for n, (o, i) in enumerate(zip(owners, ids, strict=True))
+        ]
+        for seat in seats:
+            ladder.request(seat, {"type": "ladder", "preset": PRESET})
+        assert await ladder.tick() == 1
+        seated = [n for n, seat in enumerate(seats) if seat.conn.room is not None]
+        assert sorted(n for n, seat in enumerate(seats) if n not in seated) == sorted(
+            ids.index(t) for t in ladder.pool
+        )
+        hub.halt()
+        return seated
+
+    try:
+        seated = asyncio.run(asyncio.wait_for(scenario(), 30))
+    finally:
+        store.close()
+    assert seated == ([0, 3, 4, 5] if apart else [0, 1, 2, 3])

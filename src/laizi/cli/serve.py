@@ -180,6 +180,12 @@ def serve(
     ladder_grace_seconds: float = typer.Option(
         30.0, help="With --bot-ladder: a dropped ladder bot's time to come back before it escapes."
     ),
+    ladder_same_owner: bool = typer.Option(
+        False,
+        "--ladder-same-owner",
+        help="With --bot-ladder: let bots of one owner meet at a table (default: one bot per "
+        "account at a table, so an owner's bots cannot feed one of them a rating).",
+    ),
     lobby_cache_ms: int = typer.Option(1000, help="The lobby is rebuilt at most this often."),
     stop_timeout: float = typer.Option(
         10.0,
@@ -262,6 +268,7 @@ def serve(
                 action_seconds=ladder_action_seconds,
                 bank_seconds=ladder_bank_seconds,
                 escape_grace_seconds=ladder_grace_seconds,
+                owners_apart=not ladder_same_owner,
             )
             if bot_ladder
             else None

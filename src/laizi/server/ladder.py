@@ -7,7 +7,8 @@ table: ``{"type": "ladder", "preset": P}`` (one of the ladder's presets).  It is
 four longest-waiting bots of each preset — four distinct bot tokens: a token is in the pool once
 and sits at one unfinished ladder table at most — checks their tokens are still live, opens a
 ``ladder`` room whose four seats are kept for those tokens (seat order drawn at random) and
-seats them: each gets ``joined`` and plays the match as any bot at a live table does.  Nothing
+seats them: each gets ``joined`` and plays the match as any bot at a live table does.  The
+four are of four different owners (accounts) unless ``--ladder-same-owner`` says otherwise.  Nothing
 else sits down there; spectators may watch.  When the match ends the bots' ratings are booked
 from the placings; each bot is told ``match_end`` and ``bye`` and may ask again.
 
@@ -65,6 +66,9 @@ class LadderSettings:
     escape_grace_seconds: float = 30.0
     """A bot that drops mid-match has this long to come back (``seat_token``) before its seat
     escapes — the escape rule of any table."""
+    owners_apart: bool = True
+    """At most one bot of an owner (account) at a table: an owner's three bots cannot feed the
+    fourth a rating.  ``--ladder-same-owner`` lifts it (a private ladder of one's own bots)."""
 
     def __post_init__(self) -> None:
         if not self.presets:
@@ -279,8 +283,8 @@ class Ladder:
         opened = 0
         for preset in self.settings.presets:
             while not self.hub.halting:
-                four = [t for t, w in self.pool.items() if w.preset == preset][:4]
-                if len(four) < 4:
+                four = self._four(preset)
+                if four is None:
                     break
                 live = await asyncio.to_thread(live_tokens, self.hub.store.engine, four)
                 for token in four:
@@ -293,6 +297,21 @@ class Ladder:
                     break  # the room could not be made (logged): tried again next tick
                 opened += 1
         return opened
+
+    def _four(self, preset: str) -> list[int] | None:
+        """The four longest-waiting bots of ``preset`` that may share a table (one per owner
+        unless ``owners_apart`` is off), or None while there are not four."""
+        chosen: list[int] = []
+        owners: set[int] = set()
+        for token, waiting in self.pool.items():
+            owner = waiting.seat.identity.account.id
+            if waiting.preset != preset or (self.settings.owners_apart and owner in owners):
+                continue
+            chosen.append(token)
+            owners.add(owner)
+            if len(chosen) == 4:
+                return chosen
+        return None
 
     def _seat(self, preset: str, four: list[Waiting]) -> bool:
         """Open the table for these four bots (in a random seat order) and seat them."""
