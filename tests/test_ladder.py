@@ -633,3 +633,56 @@ def test_one_owners_bots_never_share_a_table_unless_the_server_says_so(
     finally:
         store.close()
     assert seated == ([0, 3, 4, 5] if apart else [0, 1, 2, 3])
+
+
+def test_a_ladder_table_survives_a_crash_its_bots_come_back_and_it_is_rated(
+    tmp_path: Path,
+) -> None:
+    """``kill -9`` mid-match: the restarted server recovers the ladder table with its seats
+    kept for the four tokens; each bot comes back with its ``seat_token`` and the match ends and
+    is booked. Meanwhile those tokens are still busy (one ladder seat per token)."""
+    path = tmp_path / "db.sqlite"
+    args = (*LADDER, "--ladder-grace-seconds", "60")
+    first = ServerProcess(path, args=args).start()
+    try:
+        owners = [login_cookie(first, name) for name in ("eve", "fay", "gus", "hal")]
+        tokens = [issue(first, cookie, "phoenix") for cookie in owners]
+
+        async def seat() -> list[dict[str, Any]]:
+            bots = [LadderBot(first, t["token"]) for t in tokens]
+            for bot in bots:
+                assert (await bot.ask())["type"] == "ladder_wait"
+            return [await bot.next() for bot in bots]
+
+        joined = asyncio.run(asyncio.wait_for(seat(), 60))
+        first.kill9()
+        second = ServerProcess(path, port=first.port, args=args).start()
+        try:
+
+            async def back() -> tuple[dict[str, Any], list[LadderBot]]:
+                busy = await LadderBot(second, tokens[0]["token"]).ask()
+                bots = []
+                for t, seat_of in zip(tokens, joined, strict=True):
+                    bot = LadderBot(second, t["token"])
+                    bot.ws = await websockets.connect(bot.url)
+                    await bot.ws.recv()
+                    hello = {"type": "hello", "version": 1, "token": t["token"]}
+                    hello |= {"room": seat_of["room"], "seat_token": seat_of["token"]}
+                    await bot.ws.send(json.dumps(hello))
+                    again = await bot.next()
+                    assert again["type"] == "joined" and again["seat"] == seat_of["seat"]
+                    bots.append(bot)
+                await asyncio.gather(*(bot.play(20 + i) for i, bot in enumerate(bots)))
+                return busy, bots
+
+            busy, bots = asyncio.run(asyncio.wait_for(back(), 90))
+            assert busy["code"] == "ladder_busy"
+            assert all([m["type"] for m in b.seen][-2:] == ["match_end", "bye"] for b in bots)
+            info = json.loads(second.get(f"/api/rooms/{joined[0]['room']}")[1])
+            assert info["status"] == "over" and info["kind"] == "ladder"
+            rows = {r["id"]: r for r in board(second)["bots"]}
+            assert [rows[t["id"]]["matches"] for t in tokens] == [1, 1, 1, 1]
+        finally:
+            second.stop()
+    finally:
+        first.stop()
