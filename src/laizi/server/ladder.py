@@ -123,11 +123,10 @@ class LadderRefused(Exception):
 
 @dataclass
 class Waiting:
-    """A bot in a pool: its connection, the preset it asked for, since when (loop time)."""
+    """A bot in a pool: its connection and the preset it asked for."""
 
     seat: BotSeat
     preset: str
-    since: float
 
 
 def live_tokens(engine: Engine, token_ids: list[int]) -> set[int]:
@@ -180,8 +179,7 @@ class Ladder:
                 f"this bot {busy} already: one ladder seat per bot token at a time",
                 "这个机器人已在排队或在天梯对局中：每个令牌同时只能占一个天梯座位",
             )
-        loop = asyncio.get_running_loop()
-        self.pool[token] = Waiting(seat, preset, loop.time())
+        self.pool[token] = Waiting(seat, preset)
         seat.ladder = self
         waiting = sum(w.preset == preset for w in self.pool.values())
         seat.say(
