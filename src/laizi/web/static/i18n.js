@@ -171,6 +171,8 @@ const TEXT = {
   kind_friendly: ["友人场", "friendly"],
   kind_casual: ["休闲", "casual"],
   kind_ranked: ["排位", "ranked"],
+  kind_ladder: ["机器人天梯", "bot ladder"],
+  ladder_table_note: ["这是机器人天梯的牌桌：变动的是机器人的等级分，任何人的积分和段位都不变。", "This is a bot ladder table: the bots' ratings move; no person's points or rank do."],
   variant: ["玩法", "Variant"],
   mode: ["番型", "Mode"],
   go: ["开打", "Go"],
