@@ -51,6 +51,16 @@ test("only a ranked room moves ranks; the others say so in both languages", () =
   }
 });
 
+test("a bot ladder table says the bots' ratings move and no person's standing does", () => {
+  assert.match(charts.noRanksNote("ladder"), /data-no-ranks>This is a bot ladder table: the bots&#39; ratings move; no person&#39;s points or rank do\.</);
+  i18n.setLang("zh");
+  try {
+    assert.match(charts.noRanksNote("ladder"), /这是机器人天梯的牌桌：变动的是机器人的等级分/);
+  } finally {
+    i18n.setLang("en");
+  }
+});
+
 test("a room joined by its link says before the match whether it moves ranks", () => {
   const page = (kind) => ({ room: { kind, seats: [{ seat: 0, kind: "empty" }] }, code: "ABCD", seat: null, name: () => "" });
   assert.match(waitingHtml(page("friendly")), /data-no-ranks>This is a friendly table: points and ranks don&#39;t move\./);

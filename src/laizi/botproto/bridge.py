@@ -23,13 +23,18 @@ async def connect(
     url: str,
     command: str,
     *,
-    room: str,
+    room: str | None = None,
     token: str,
     seat: int | None = None,
     hello_seconds: float = 10.0,
     on_message: Any = None,
+    ladder: str | None = None,
 ) -> dict[str, Any]:
-    """Seat the bot, relay until the match ends or either side goes; a summary."""
+    """Seat the bot at ``room`` — or, with ``ladder`` (a preset), ask the server's bot ladder
+    for a table of it and wait (docs/bot-protocol.md, "The bot ladder") — then relay until the
+    match ends or either side goes; a summary."""
+    if (room is None) == (ladder is None):
+        raise BridgeError("give a room or a ladder preset (one of them)")
     import websockets
 
     headers = {"Authorization": f"Bearer {token}"}
@@ -45,8 +50,12 @@ async def connect(
             name, problem = read_hello(line)
             if problem is not None:
                 raise BridgeError(f"the bot's hello: {problem}")
-            hello = {"type": "hello", "version": VERSION, "room": room, "seat": seat, "name": name}
+            hello: dict[str, Any] = {"type": "hello", "version": VERSION, "name": name}
+            if room is not None:
+                hello |= {"room": room, "seat": seat}
             await ws.send(json.dumps(hello))
+            if ladder is not None:
+                await ws.send(json.dumps({"type": "ladder", "preset": ladder}))
             return await _relay(ws, process, on_message)
         finally:
             process.close()
@@ -70,6 +79,9 @@ async def _relay(ws: Any, process: BotProcess, on_message: Any) -> dict[str, Any
                 summary["totals"] = message.get("totals")
             if on_message is not None:
                 on_message(message)
+            if kind == "ladder_wait":  # the bridge's business, not the bot's: it waits on
+                summary["ladder"] = message.get("preset")
+                continue
             process.send(message)
             if kind == "bye":
                 return

@@ -1,8 +1,9 @@
 """Every message of the bot protocol as a type, and the JSON Schema made from them.
 
 The host's messages (``hello``, ``hand``, the engine's events, ``prompt`` with the seat's view,
-``notice``, ``bye``; over ``/ws/bot`` also ``joined``, ``match_end``, ``error``, ``pong``) and
-the bot's (``hello``, ``act``, ``ping``, ``leave``) are :class:`msgspec.Struct` types tagged by
+``notice``, ``bye``; over ``/ws/bot`` also ``joined``, ``match_end``, ``error``, ``pong`` and
+the bot ladder's ``ladder_wait``) and the bot's (``hello``, ``act``, ``ping``, ``leave``, and
+``ladder``) are :class:`msgspec.Struct` types tagged by
 ``type``; the events are the engine's own (:data:`laizi.engine.events.AnyEvent`).
 :func:`bot_protocol_schema` turns them into one JSON Schema (draft 2020-12), checked in as
 ``docs/bot-protocol.schema.json`` (``python -m laizi.botproto.messages --write`` regenerates it;
@@ -64,6 +65,8 @@ __all__ = [
     "HostHello",
     "HostMessage",
     "Joined",
+    "LadderRequest",
+    "LadderWait",
     "LegalAction",
     "MatchEnd",
     "Meld",
@@ -246,6 +249,15 @@ class Error(_Msg, tag="error", kw_only=True, frozen=True):
     retry_after: Number | None = None
 
 
+class LadderWait(_Msg, tag="ladder_wait", kw_only=True, frozen=True):
+    """``/ws/bot`` only: the bot waits in the ladder's pool of ``preset`` (``waiting`` bots with
+    it); the pools are seated every ``interval`` seconds, ``joined`` comes when it is."""
+
+    preset: str
+    waiting: int
+    interval: Number
+
+
 class Pong(_Msg, tag="pong", kw_only=True, frozen=True):
     """``/ws/bot`` only: the answer to ``ping``."""
 
@@ -276,6 +288,7 @@ HostMessage = (
     | Prompt
     | Notice
     | Joined
+    | LadderWait
     | MatchEnd
     | Error
     | Pong
@@ -313,7 +326,14 @@ class Leave(_Msg, tag="leave", kw_only=True, frozen=True):
     """``/ws/bot`` only: leave the table (an escape once the match has started)."""
 
 
-BotMessage = BotHello | Act | Ping | Leave
+class LadderRequest(_Msg, tag="ladder", kw_only=True, frozen=True):
+    """``/ws/bot`` only, right after a ``hello`` without a room, on a server running the bot
+    ladder: wait for a ladder table of ``preset`` (docs/bot-protocol.md, "The bot ladder")."""
+
+    preset: str
+
+
+BotMessage = BotHello | Act | Ping | Leave | LadderRequest
 """Every message a bot writes."""
 
 

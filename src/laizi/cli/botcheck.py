@@ -59,7 +59,14 @@ def bot_check(
 @app.command("bot-connect")
 def bot_connect(
     bot: str = typer.Argument(..., help='The bot: "cmd:COMMAND".'),
-    room: str = typer.Option(..., "--room", help="The room's code."),
+    room: str | None = typer.Option(None, "--room", help="The room's code."),
+    ladder: str | None = typer.Option(
+        None,
+        "--ladder",
+        metavar="PRESET",
+        help="Instead of --room: wait for a table of PRESET on the server's bot ladder "
+        "(laizi serve --bot-ladder); the bot is rated as owner/name.",
+    ),
     url: str = typer.Option(
         "ws://127.0.0.1:8000/ws/bot", "--url", help="The server's bot WebSocket (/ws/bot)."
     ),
@@ -87,8 +94,18 @@ def bot_connect(
                 "a bot token is needed: --token or LAIZI_BOT_TOKEN",
             )
         )
+    if (room is None) == (ladder is None):
+        fail(
+            pick(
+                language,
+                "请给出 --room（房间号）或 --ladder（天梯的预设）之一",
+                "give one of --room (a room's code) or --ladder (a ladder preset)",
+            )
+        )
     try:
-        summary = asyncio.run(connect(url, bot[4:], room=room, token=token, seat=seat))
+        summary = asyncio.run(
+            connect(url, bot[4:], room=room, token=token, seat=seat, ladder=ladder)
+        )
     except (BridgeError, BotStartError, OSError) as error:
         fail(str(error))
     except Exception as error:  # the websockets library's own (refused handshake, closed …)

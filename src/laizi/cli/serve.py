@@ -13,6 +13,9 @@ import typer
 from laizi.cli.common import EXIT_USAGE, LangOption, app, fail, lang_or_exit
 from laizi.i18n import Lang, pick
 
+DEFAULT_LADDER_PRESETS = ("wuhan-hongzhong-kaikou", "baishan")
+"""``laizi.server.ladder.DEFAULT_PRESETS`` (not imported: the server loads only when it runs)."""
+
 __all__ = ["serve"]
 
 
@@ -152,6 +155,37 @@ def serve(
     queue_grace_seconds: float = typer.Option(
         30.0, help="A queued person whose connection dropped keeps the place this long."
     ),
+    # The bot ladder (laizi.server.ladder.LadderSettings; docs/server.md, The bot ladder).
+    bot_ladder: bool = typer.Option(
+        False,
+        "--bot-ladder",
+        help="Run the bot ladder: outside bots ask for a table over /ws/bot, the server seats "
+        "four registered bots together and rates each bot (GET /api/bots/leaderboard).",
+    ),
+    ladder_presets: str = typer.Option(
+        ",".join(DEFAULT_LADDER_PRESETS),
+        metavar="PRESET[,PRESET]",
+        help="With --bot-ladder: the presets bots may ask for (a pool and tables each).",
+    ),
+    ladder_interval_seconds: float = typer.Option(
+        5.0, help="With --bot-ladder: how often the waiting bots are seated at tables."
+    ),
+    ladder_hands: int = typer.Option(4, help="With --bot-ladder: hands per ladder match."),
+    ladder_action_seconds: float = typer.Option(
+        10.0, help="With --bot-ladder: a ladder bot's time per decision (then its bank)."
+    ),
+    ladder_bank_seconds: float = typer.Option(
+        30.0, help="With --bot-ladder: a ladder bot's time bank per hand."
+    ),
+    ladder_grace_seconds: float = typer.Option(
+        30.0, help="With --bot-ladder: a dropped ladder bot's time to come back before it escapes."
+    ),
+    ladder_same_owner: bool = typer.Option(
+        False,
+        "--ladder-same-owner",
+        help="With --bot-ladder: let bots of one owner meet at a table (default: one bot per "
+        "account at a table, so an owner's bots cannot feed one of them a rating).",
+    ),
     lobby_cache_ms: int = typer.Option(1000, help="The lobby is rebuilt at most this often."),
     stop_timeout: float = typer.Option(
         10.0,
@@ -171,6 +205,7 @@ def serve(
         from laizi.server.admin import admin_names
         from laizi.server.app import HaltingServer, create_app
         from laizi.server.connections import ConnectionLimits, connection_protocols
+        from laizi.server.ladder import LadderSettings
         from laizi.server.limits import ServerLimits
         from laizi.server.matchmaking import MatchSettings
         from laizi.server.protocol import MAX_MESSAGE_BYTES
@@ -225,13 +260,28 @@ def serve(
             max_connections=max_connections,
             open_files=open_files,
         )
+        ladder = (
+            LadderSettings(
+                presets=tuple(p.strip() for p in ladder_presets.split(",") if p.strip()),
+                interval_s=ladder_interval_seconds,
+                hands=ladder_hands,
+                action_seconds=ladder_action_seconds,
+                bank_seconds=ladder_bank_seconds,
+                escape_grace_seconds=ladder_grace_seconds,
+                owners_apart=not ladder_same_owner,
+            )
+            if bot_ladder
+            else None
+        )
     except ValueError as error:
-        fail(f"--{str(error).replace('_', '-')}", code=2)
+        fail(f"--{_flag_text(str(error))}", code=2)
     problem = port_problem(host, port)
     if problem is not None:  # before anything starts: no "ready" line for a port we can't have
         fail(_port_text(problem, host, port, language), code=EXIT_USAGE)
     url = db or default_db_url()
     cluster = None
+    if redis_url is not None and ladder is not None:
+        fail("--bot-ladder runs on a server on its own, not with --redis (a cluster)", code=2)
     if redis_url is not None:
         cluster = _cluster(redis_url, url, advertise or f"{host}:{port}", lease_ms, redis_prefix)
     try:  # a bad URL or an unwritable file is a clear message now, not a traceback later
@@ -249,6 +299,7 @@ def serve(
         metrics_from=scrapers,
         match=match,
         stop_timeout=stop_timeout,
+        ladder=ladder,
     )
     application.state.connection_count = http_protocol.count  # for /metrics
     config = uvicorn.Config(
@@ -272,6 +323,12 @@ def serve(
         timeout_graceful_shutdown=max(1, round(stop_timeout / 2)),
     )
     HaltingServer(config).run()
+
+
+def _flag_text(error: str) -> str:
+    """A settings error as the flag's words: ``ladder_presets: …`` → ``ladder-presets: …``."""
+    name, sep, rest = error.partition(" ")
+    return name.replace("_", "-") + sep + rest
 
 
 def port_problem(host: str, port: int) -> str | None:

@@ -24,11 +24,13 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from laizi.hand import load_tables
 from laizi.server.admin import admin_routes
 from laizi.server.api import api_routes, attach
+from laizi.server.botratings import bot_rating_routes
 from laizi.server.botseat import bot_websocket
 from laizi.server.bottokens import bot_token_routes
 from laizi.server.errors import ErrorBodies
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of
+from laizi.server.ladder import Ladder, LadderSettings
 from laizi.server.limits import BodyLimit, BodyTooLarge, HashPool, ServerLimits
 from laizi.server.matchmaking import MatchSettings
 from laizi.server.metrics import ServerMetrics, metrics_networks, metrics_routes
@@ -67,6 +69,7 @@ async def lifespan(
     limits: ServerLimits,
     cluster: ClusterConfig | None = None,
     match: MatchSettings | None = None,
+    ladder: LadderSettings | None = None,
 ) -> AsyncIterator[None]:
     """Startup: migrate the database, make the hub (``app.state.hub``), recover the rooms;
     shutdown: write what was accepted, stop the booking timer, close the pool and the database.
@@ -111,6 +114,9 @@ async def lifespan(
     else:
         hub.queueing = Queueing(store.engine, hub.open_matched_room, limits.ws_join_seconds, match)
         recovered = hub.recover()
+        if ladder is not None:  # the bot ladder (laizi.server.ladder): one process's own pools
+            hub.ladder = Ladder(hub, ladder)
+            hub.ladder.start()
     # Long-lived tables (the hand tables, the rules) need no garbage collection passes.
     gc.collect()
     gc.freeze()
@@ -128,6 +134,8 @@ async def lifespan(
         await deadline.step("the queue's hand-over", queueing.end())
         await node.stop(deadline.left())
     hub.queueing.stop()
+    if hub.ladder is not None:
+        hub.ladder.stop()
     hub.flush(wait=True, timeout=deadline.left())  # what was accepted is written and sent
     if hub.bookings is not None:
         hub.bookings.stop()
@@ -203,6 +211,7 @@ def create_app(
     metrics_from: Sequence[str] = (),
     match: MatchSettings | None = None,
     stop_timeout: float = STOP_TIMEOUT_S,
+    ladder: LadderSettings | None = None,
 ) -> Starlette:
     """The Starlette application; the database is migrated and the rooms recovered at startup.
 
@@ -212,7 +221,10 @@ def create_app(
     ``metrics_from``: the addresses or networks besides loopback that may read ``/metrics``
     (``laizi serve --metrics-from``, :mod:`laizi.server.metrics`); ``match``: the matchmaker's
     settings (``laizi serve --casual-wait-seconds`` …); ``stop_timeout``: a graceful stop's
-    every step ends within it (``laizi serve --stop-timeout``)."""
+    every step ends within it (``laizi serve --stop-timeout``); ``ladder``: run the bot ladder
+    with these settings (``laizi serve --bot-ladder``; a process on its own only)."""
+    if ladder is not None and cluster is not None:
+        raise ValueError("the bot ladder runs on a server on its own, not in a cluster")
     limits = limits or ServerLimits()
 
     def hub() -> Hub:
@@ -236,11 +248,12 @@ def create_app(
         *api_routes(hub),
         *admin_routes(hub, admins),
         *bot_token_routes(hub),
+        *bot_rating_routes(hub),  # the bots' leaderboard (laizi.server.botratings)
     ]
     app = Starlette(
         routes=routes,
         lifespan=functools.partial(
-            lifespan, db_url=db_url, limits=limits, cluster=cluster, match=match
+            lifespan, db_url=db_url, limits=limits, cluster=cluster, match=match, ladder=ladder
         ),
         middleware=[
             Middleware(HttpGuard),  # outermost: its headers are on every answer

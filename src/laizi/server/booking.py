@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
+from laizi.server.botratings import book_ladder_in, book_unbooked_ladder
 from laizi.server.ratings import book_stored_in, book_unbooked, error_line
 
 if TYPE_CHECKING:
@@ -73,13 +74,16 @@ class Bookings:
         """Book every unbooked match (at startup, and to retry); returns how many were booked."""
         self.last_retry = time.monotonic()
         result = book_unbooked(self.engine)
-        for room_id in [r for r in self.failed if r not in result.failed]:
+        ladder_booked, ladder_failed = book_unbooked_ladder(self.engine)  # the bot ladder's
+        failed = {**result.failed, **ladder_failed}
+        for room_id in [r for r in self.failed if r not in failed]:
             del self.failed[room_id]  # booked now, or no longer waiting
-        for room_id, (code, error) in result.failed.items():
+        for room_id, (code, error) in failed.items():
             self._failed(room_id, code, error)
-        if result.booked:
-            log.info("booked %d match(es) that were waiting", result.booked)
-        return result.booked
+        booked = result.booked + ladder_booked
+        if booked:
+            log.info("booked %d match(es) that were waiting", booked)
+        return booked
 
     def match_ended(self, room: Room) -> None:
         """The server's match-end hook: book this match; retry the failed ones when due."""
@@ -89,6 +93,8 @@ class Bookings:
         try:
             room.store.commit()
             room.store.transact(lambda c: book_stored_in(c, room.id, room.rules))
+            # a ladder table's bots (laizi.server.botratings; nothing for any other room)
+            room.store.transact(lambda c: book_ladder_in(c, room.id, room.rules))
             self.failed.pop(room.id, None)
         except Exception as error:
             log.exception("room %s: the match could not be booked (retried later)", room.code)

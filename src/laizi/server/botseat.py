@@ -32,6 +32,7 @@ from laizi.engine import Action, view
 from laizi.server.accounts import AccountError
 from laizi.server.bottokens import BotIdentity, BotTokens
 from laizi.server.hub import Hub, hub_of
+from laizi.server.ladder import Ladder, LadderRefused
 from laizi.server.limits import MESSAGE_TEXT, MessageGate
 from laizi.server.room import Conn
 
@@ -64,6 +65,9 @@ class BotSeat:
         account = identity.account
         shown = (account.name[: 32 - len(BOT_MARK)] + BOT_MARK) if account else ""
         self.conn.account = dataclasses.replace(account, name=shown)
+        self.conn.bot = identity
+        self.ladder: Ladder | None = None
+        """The ladder whose pool the bot waits in (until it is seated: ``laizi.server.ladder``)."""
         self.pending: tuple[int, list[Action]] | None = None
         """The decision the bot was asked and has not answered: (prompt id, legal actions)."""
         self.newest = -1
@@ -248,7 +252,8 @@ def _identity(hub: Hub, token: Any, address: str | None) -> BotIdentity | None:
     return hub.accounts.check_secret(address, lambda: tokens.identify(token))
 
 
-async def _hello(ws: WebSocket, seconds: float) -> dict[str, Any] | None:
+async def _hello(ws: WebSocket, seconds: float, kind: str = "hello") -> dict[str, Any] | None:
+    """The next message if it is a JSON object of type ``kind`` within ``seconds``."""
     try:
         message = await asyncio.wait_for(ws.receive(), seconds)
     except TimeoutError:
@@ -262,7 +267,7 @@ async def _hello(ws: WebSocket, seconds: float) -> dict[str, Any] | None:
         obj = json.loads(text)
     except ValueError:
         return None
-    return obj if isinstance(obj, dict) and obj.get("type") == "hello" else None
+    return obj if isinstance(obj, dict) and obj.get("type") == kind else None
 
 
 async def bot_websocket(ws: WebSocket) -> None:
@@ -347,7 +352,10 @@ async def _serve(ws: WebSocket, hub: Hub, address: str, internal: bool = False) 
         await _refuse(ws, "bad_token", "no live bot token like that: issue one at /api/bot-tokens")
         return
     room = hello.get("room")
-    if not isinstance(room, str):
+    ladder = hub.ladder
+    if room is None and ladder is not None and hub.cluster is None:
+        request = await _hello(ws, seconds, "ladder")  # the bot ladder: laizi.server.ladder
+    elif not isinstance(room, str):
         await _refuse(ws, "bad_message", "room: the room's code")
         return
     if hub.cluster is not None:  # a room held by another process: forwarded there
@@ -358,11 +366,21 @@ async def _serve(ws: WebSocket, hub: Hub, address: str, internal: bool = False) 
     out: asyncio.Queue[str | None] = asyncio.Queue()
     seat = BotSeat(hub, identity, out)
     writer = asyncio.create_task(_writer(ws, out))
-    join: dict[str, Any] = {"type": "join", "room": room, "seat": hello.get("seat")}
-    if isinstance(hello.get("seat_token"), str):
-        join["token"] = hello["seat_token"]  # back to the seat after a disconnect
-    hub.handle(seat.conn, _frame(join))
-    if seat.conn.room is None:  # refused: the error is on its way
+    if isinstance(room, str):
+        join: dict[str, Any] = {"type": "join", "room": room, "seat": hello.get("seat")}
+        if isinstance(hello.get("seat_token"), str):
+            join["token"] = hello["seat_token"]  # back to the seat after a disconnect
+        hub.handle(seat.conn, _frame(join))
+        refused_now = seat.conn.room is None  # the error is on its way
+    else:
+        assert ladder is not None
+        try:
+            ladder.request(seat, request)
+            refused_now = False
+        except LadderRefused as refusal:
+            seat.say(refusal.message())
+            refused_now = True
+    if refused_now:
         out.put_nowait(None)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, 5)
@@ -377,7 +395,9 @@ async def _serve(ws: WebSocket, hub: Hub, address: str, internal: bool = False) 
             data: bytes = (message.get("bytes") or b"") if text is None else text.encode()
             refused = gate.admit(data)
             if refused is None:
-                if seat.answer(data):
+                if seat.conn.room is None and seat.ladder is not None:
+                    seat.ladder.message(seat, data)  # still waiting for a ladder table
+                elif seat.answer(data):
                     gate.refund()  # the game's own pace bounds actions
                 continue
             if refused == "too_large":
@@ -391,6 +411,8 @@ async def _serve(ws: WebSocket, hub: Hub, address: str, internal: bool = False) 
                 out.put_nowait(None)
                 break
     finally:
+        if seat.ladder is not None:
+            seat.ladder.leave(seat)
         hub.disconnect(seat.conn)
         if not writer.done():
             out.put_nowait(None)

@@ -3,7 +3,11 @@
 A token is 256 random bits (``lzb_`` + URL-safe base64), shown once when issued; the database
 keeps only its SHA-256 (like a session's), so a copy of the database seats no bot.  An account
 holds at most :data:`MAX_TOKENS` live tokens; a revoked token seats nothing from then on (a bot
-already seated keeps its seat until it leaves).
+already seated keeps its seat until it leaves; one waiting for a ladder table leaves the ladder).
+
+A token is also a **bot identity**: its name names the bot, shown as ``owner/name`` (the
+account's name, then the token's), unique among the owner's live tokens (case-insensitive).  The
+bot ladder rates each token on its own (``laizi.server.botratings``), never its owner.
 
 * ``POST /api/bot-tokens`` ``{"name": "…"}`` (logged in): ``201 {"id", "name", "token",
   "created"}`` — the token is shown this once;
@@ -79,6 +83,11 @@ class BotIdentity:
     token_id: int
     name: str
 
+    @property
+    def shown(self) -> str:
+        """The bot as the ladder shows it: ``owner/name``."""
+        return f"{self.account.name}/{self.name}"
+
 
 class BotTokens:
     """Issue, list, revoke and look up bot tokens."""
@@ -97,6 +106,20 @@ class BotTokens:
         token = PREFIX + secrets.token_urlsafe(32)
         now = self.clock()
         with self.engine.begin() as c:
+            names = c.execute(
+                select(bot_tokens.c.name).where(
+                    and_(bot_tokens.c.account_id == account_id, bot_tokens.c.revoked.is_(None))
+                )
+            ).scalars()
+            if any(other.casefold() == name.casefold() for other in names):
+                raise AccountError(
+                    "bot_name_taken",
+                    f"you already have a live bot named {name!r}: a bot's name is its identity "
+                    "on the ladder (owner/name); pick another or revoke that token",
+                    409,
+                    zh=f"你已有一个名为 {name!r} 的有效机器人：机器人的名字就是它在天梯上的身份"
+                    "（主人/名字），请换个名字或先吊销那个令牌",
+                )
             live = c.execute(
                 select(func.count())
                 .select_from(bot_tokens)
@@ -203,13 +226,17 @@ def bot_token_routes(get_hub: Callable[[], Hub]) -> list[Route]:
         account = who(request)
         if account is None:
             return _error("not_logged_in", "log in to manage bot tokens", 401, zh="请先登录")
-        if not tokens().revoke(account.id, request.path_params["token_id"]):
+        token_id = request.path_params["token_id"]
+        if not tokens().revoke(account.id, token_id):
             return _error(
                 "no_token",
                 "you have no live bot token with that id",
                 404,
                 zh="没有这个有效的机器人令牌",
             )
+        ladder = get_hub().ladder
+        if ladder is not None:  # a bot of this token waiting for a ladder table leaves it
+            ladder.revoked(token_id)
         return JSONResponse({"ok": True})
 
     return [

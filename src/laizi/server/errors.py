@@ -88,6 +88,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "an account holds at most 10 bot tokens: revoke one first",
     ),
     "no_token": ("没有这个有效的机器人令牌", "you have no live bot token with that id"),
+    "bot_name_taken": (
+        "你已有一个同名的有效机器人，请换个名字",
+        "you already have a live bot of that name: pick another",
+    ),
+    # -- the bot ladder (laizi.server.ladder; sent over /ws/bot) --
+    "ladder_busy": (
+        "这个机器人已在排队或在天梯对局中",
+        "this bot already waits for or plays at a ladder table",
+    ),
+    "already_waiting": (
+        "本连接已在等待天梯对局",
+        "this connection waits for a ladder table already",
+    ),
+    "token_revoked": (
+        "这个机器人的令牌已被吊销，它已离开天梯",
+        "this bot's token was revoked: it left the ladder",
+    ),
     "bad_password": ("密码长度不对", "the password has the wrong length"),
     "bad_login": ("名字或密码错误", "wrong name or password"),
     "name_taken": ("名字已被占用", "the name is taken"),

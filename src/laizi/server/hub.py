@@ -41,6 +41,7 @@ from laizi.server.store import Batch, Refusal, RoomRow, Store
 from laizi.server.table import TableSettings
 
 if TYPE_CHECKING:
+    from laizi.server.ladder import Ladder
     from laizi.server.queueing import Queueing
 
 __all__ = ["DATABASE_WAIT", "FORGET_AFTER_S", "RELEASE_AFTER_S", "Hub", "hub_of"]
@@ -86,6 +87,8 @@ class Hub:
         """The server is stopping (:meth:`halt`): the tables stand still."""
         self.queueing: Queueing | None = None
         """The matchmaking queue (``laizi.server.queueing``; made at startup)."""
+        self.ladder: Ladder | None = None
+        """The bot ladder (``laizi serve --bot-ladder``: ``laizi.server.ladder``), or None."""
         self.again: dict[str, str] = {}
         """A finished friendly room's code → its rematch's (``laizi.server.again``)."""
         self.failing_since: float | None = None
@@ -313,18 +316,22 @@ class Hub:
         except RuntimeError:  # made outside the server (a unit test): no clock to expire on
             return
 
-        def expire() -> None:
-            if self.rooms.get(room.code) is room and room.status == "waiting":
-                room.expire()
-                del self.rooms[room.code]
-                self.quotas.release_room(room.code)
-                self.room_set_changed()
-
         matched = room.kind in MATCHED_KINDS
         limits = self.limits
         loop.call_later(
-            limits.matched_room_seconds if matched else limits.waiting_room_seconds, expire
+            limits.matched_room_seconds if matched else limits.waiting_room_seconds,
+            self.close_waiting,
+            room,
         )
+
+    def close_waiting(self, room: Room) -> None:
+        """Close a room still waiting for its people: everyone in it is told and let go
+        (``room_expired``), and it is forgotten."""
+        if self.rooms.get(room.code) is room and room.status == "waiting":
+            room.expire()
+            del self.rooms[room.code]
+            self.quotas.release_room(room.code)
+            self.room_set_changed()
 
     def forget_later(self, room: Room) -> None:
         """Drop a finished room from memory after a while (its records stay in the database)."""

@@ -33,6 +33,11 @@ def before_join(accounts: Accounts | None, room: Room, conn: Conn, message: Join
     account = conn.account
     if message.spectate:
         return message
+    if room.kind == "ladder":  # a bot's seat, never its owner's (laizi.server.botratings)
+        bot = conn.bot
+        if bot is None or message.token is not None:
+            return message  # the seat is refused, or taken back under its name
+        return msgspec.structs.replace(message, name=bot.shown)
     if account is not None:
         _one_seat(room, conn, message)
         if message.token is not None:
@@ -60,7 +65,8 @@ def mark_guests(room: Room) -> None:
             ).scalars()
         )
     for index, seat in enumerate(room.seats):
-        seat.guest = seat.kind == "human" and index not in linked
+        # a ladder table's seats are its bots', linked to no account and no guest's either
+        seat.guest = seat.kind == "human" and index not in linked and room.kind != "ladder"
 
 
 def _one_seat(room: Room, conn: Conn, message: Join) -> None:
@@ -97,6 +103,8 @@ def after_join(room: Room, conn: Conn, message: Join) -> None:
         return
     if message.token is not None and room.kept_seat(message.token) is None:
         return  # came back to its seat
+    if room.kind == "ladder":
+        return  # booked to its bot token (reserved_seats), to no account
     # on the store's writer, in order with the tables' commits: a write from the loop's thread
     # beside them would wait on SQLite's write lock (issue 31)
     seat, account = conn.seat, conn.account

@@ -173,6 +173,8 @@ class _Live(Collector):
             queues.add_metric(["password_pool"], hub.passwords.pending)
         if readonly is not None:
             queues.add_metric(["render_pool"], len(readonly.pool.pending))
+        if hub.ladder is not None:  # bots waiting for a ladder table (laizi.server.ladder)
+            queues.add_metric(["ladder_bots"], len(hub.ladder.pool))
         yield queues
         refusals = CounterMetricFamily(
             "laizi_refusals", "Requests refused by a limit, by limit.", labels=["limit"]

@@ -105,8 +105,10 @@ reserved_seats = Table(
     Column("seat", Integer, primary_key=True),
     Column("account_id", Integer, ForeignKey("accounts.id"), nullable=True),
     Column("guest_key", String(128), nullable=True),
+    Column("bot_token_id", Integer, ForeignKey("bot_tokens.id"), nullable=True),
 )
-"""The seats a matched room keeps for an account or a guest's key (``laizi.server.matched``)."""
+"""The seats a matched room keeps for an account, a guest's key or (at a ladder table) a bot
+token (``laizi.server.matched``)."""
 
 hands = Table(
     "hands",
@@ -366,7 +368,9 @@ class Store:
                     select(seats).where(seats.c.room_id == row.id).order_by(seats.c.seat)
                 )
                 reserved = {
-                    r.seat: SeatClaim(account=r.account_id, guest_key=r.guest_key)
+                    r.seat: SeatClaim(
+                        account=r.account_id, guest_key=r.guest_key, bot_token=r.bot_token_id
+                    )
                     for r in c.execute(
                         select(reserved_seats).where(reserved_seats.c.room_id == row.id)
                     )
@@ -579,7 +583,11 @@ def _create_room(
         else:
             c.execute(
                 insert(reserved_seats).values(
-                    room_id=room_id, seat=seat, account_id=claim.account, guest_key=claim.guest_key
+                    room_id=room_id,
+                    seat=seat,
+                    account_id=claim.account,
+                    guest_key=claim.guest_key,
+                    bot_token_id=claim.bot_token,
                 )
             )
     return room_id

@@ -70,6 +70,9 @@ class Conn:
         self.spectator = False
         self.account: Any = None
         """The logged-in account (``laizi.server.accounts.Account``); None: a guest."""
+        self.bot: Any = None
+        """A ``/ws/bot`` connection's bot (``laizi.server.bottokens.BotIdentity``): it alone
+        takes a ladder seat kept for its token."""
         self.minor = 0
         """The client's minor protocol version (from ``join``): 1 contributes to the deals."""
         self.address = ""

@@ -37,6 +37,14 @@ def _not_kept(seat: int | None) -> ProtocolError:
     )
 
 
+def _kept_for(claim: SeatClaim, conn: Conn) -> bool:
+    """Whether a seat kept as ``claim`` says is the connection's: its account's, or (a ladder
+    table's) its bot token's."""
+    if claim.bot_token is not None:
+        return conn.bot is not None and conn.bot.token_id == claim.bot_token
+    return conn.account is not None and claim.account == conn.account.id
+
+
 @dataclass(frozen=True)
 class SeatingHooks:
     """What seating asks of the rest of the room."""
@@ -223,14 +231,10 @@ class Seating:
         )
 
     def _kept_for_account(self, conn: Conn, wanted: int | None) -> int:
-        """The seat kept for the connection's account (the one it asked for must be it)."""
-        account = conn.account
+        """The seat kept for the connection's account or, at a ladder table, its bot token (the
+        one it asked for must be it)."""
         seat = next(
-            (
-                seat
-                for seat, claim in self.reserved.items()
-                if account is not None and claim.account == account.id
-            ),
+            (seat for seat, claim in self.reserved.items() if _kept_for(claim, conn)),
             None,
         )
         if seat is None or (wanted is not None and wanted != seat):
@@ -238,11 +242,12 @@ class Seating:
         return seat
 
     def _check_kept(self, conn: Conn, seat: int) -> None:
-        """A seat kept for an account is played by that account only, even with its token."""
+        """A seat kept for an account (a bot token) is played by that account (that bot) only,
+        even with its token."""
         claim = self.reserved.get(seat)
-        if claim is None or claim.account is None:
+        if claim is None or (claim.account is None and claim.bot_token is None):
             return
-        if conn.account is None or conn.account.id != claim.account:
+        if not _kept_for(claim, conn):
             raise _not_kept(None)
 
     def _attach(self, conn: Conn, seat: int) -> None:

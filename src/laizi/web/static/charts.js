@@ -34,6 +34,7 @@ export function movesRanks(kind) {
 /** The sentence under a match's end that says why no rank moved ("" for a ranked room). */
 export function noRanksNote(kind) {
   if (movesRanks(kind)) return "";
+  if (kind === "ladder") return `<p class="no-ranks" data-no-ranks>${esc(t("ladder_table_note"))}</p>`;
   const which = ["friendly", "casual"].includes(kind) ? t(`kind_${kind}`) : t("kind_friendly");
   return `<p class="no-ranks" data-no-ranks>${esc(t("no_ranks_here", which))}${getLang() === "zh" ? "" : " "}${esc(t("ranks_rule"))}</p>`;
 }

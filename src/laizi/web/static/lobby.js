@@ -89,6 +89,7 @@ export async function renderLobby(root) {
       <p><a href="/replay/file" id="open-record">${t("open_file")}</a></p></section>
 
     <section class="card ranks"><h2>${t("leaderboard")}</h2><p class="muted ranked-only">${t("ranked_only")}</p><div class="leaderboard"></div></section>
+    <section class="card bots"><h2>${t("bot_ladder")}</h2><p class="muted">${t("bot_ladder_note")}</p><div class="bot-ladder"></div></section>
     <section class="card mine"><h2>${t("my_matches")}</h2><div class="my-matches"></div></section>
   </div>`;
   const nameInput = root.querySelector("#player-name");
@@ -201,6 +202,7 @@ async function renderAccounts(root, schema, names, card) {
     box.innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
     root.querySelector(".leaderboard").innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
     root.querySelector(".my-matches").innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
+    root.querySelector(".bot-ladder").innerHTML = `<p class="muted">${t("no_accounts")}</p>`;
     return;
   }
   if (me.ok) {
@@ -247,6 +249,7 @@ async function renderAccounts(root, schema, names, card) {
     root.querySelectorAll("[data-board]").forEach((b) => { b.addEventListener("click", () => showBoard(b.dataset.board)); });
   };
   showBoard(games[0]);
+  showBots(root, games, names, games[0]);
   if (me.ok) {
     const standing = games.map((g) => me.body.games[g]).find(Boolean);
     if (standing) {
@@ -266,4 +269,20 @@ async function renderAccounts(root, schema, names, card) {
   } else {
     root.querySelector(".my-matches").innerHTML = `<p class="muted">${t("playing_as_guest")}</p>`;
   }
+}
+
+/** The bot ladder's leaderboard of one game (GET /api/bots/leaderboard), with a tab per game. */
+async function showBots(root, games, names, game) {
+  const box = root.querySelector(".bot-ladder");
+  const board = await getJson(`/api/bots/leaderboard?game=${encodeURIComponent(game)}`);
+  if (!box || !board.ok) return;
+  const tabs = games.map((g) => `<button type="button" data-bot-board="${g}" class="${g === game ? "primary" : ""}">${esc(say(names[g]))}</button>`).join(" ");
+  const ladder = board.body.ladder;
+  const waiting = ladder ? Object.values(ladder.waiting).reduce((a, b) => a + b, 0) : 0;
+  const state = ladder ? t("bot_ladder_waiting", waiting) : t("bot_ladder_off");
+  const rows = board.body.bots.map((b) => `<tr data-bot="${esc(b.name)}"><td>${b.place}</td><td>${esc(b.bot)}</td><td>${esc(b.owner)}</td>` +
+    `<td data-rating title="μ ${num(b.mu)} · σ ${num(b.sigma)}">${ratingText(b.ordinal)}</td><td>${b.matches}</td></tr>`).join("");
+  box.innerHTML = `<div class="tabs">${tabs}</div><p class="muted" data-ladder-state>${esc(state)}</p><table><thead><tr><th>#</th><th>${t("bot_name")}</th><th>${t("bot_owner")}</th>` +
+    `<th title="${esc(t("rating_note"))}">${t("rating")}</th><th>${t("matches")}</th></tr></thead><tbody>${rows || `<tr><td colspan="5" class="muted">${t("none_yet")}</td></tr>`}</tbody></table>`;
+  box.querySelectorAll("[data-bot-board]").forEach((b) => { b.addEventListener("click", () => showBots(root, games, names, b.dataset.botBoard)); });
 }
