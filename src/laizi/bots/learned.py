@@ -214,11 +214,11 @@ def load_model(game: str, model: str | Path | None = None) -> PolicyModel:
     path = find_model(game, model)
     key = str(path.resolve())
     if key not in _LOADED:
-        loaded = PolicyModel.load(path)
-        if loaded.game != game:
-            raise BotError(f"learned: {path} is a {loaded.game} model, the room plays {game}")
-        _LOADED[key] = loaded
-    return _LOADED[key]
+        _LOADED[key] = PolicyModel.load(path)
+    loaded = _LOADED[key]
+    if loaded.game != game:
+        raise BotError(f"learned: {path} is a {loaded.game} model, the room plays {game}")
+    return loaded
 
 
 class LearnedBot(Bot):
