@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -311,3 +313,31 @@ def test_missing_data_and_v2_data_are_refused(tmp_path):
         load([v2], "wuhan")
     with pytest.raises(TrainError, match="no baishan decisions"):
         load([make_dataset(tmp_path / "w", "wuhan-hongzhong-kaikou", 1, 2)], "baishan")
+
+
+def test_the_median_decision_takes_at_most_5_ms(tmp_path):
+    """Timed at the default size (256, 256): the time does not depend on the weights' values."""
+    model = PolicyModel.initial(game_presets("wuhan"), hidden=(256, 256), seed=1)
+    model.save(tmp_path / "learned-wuhan.npz")
+    ruleset = make_ruleset("wuhan-hongzhong-kaikou")
+    bot = LearnedBot(ruleset.settings, 0, model=tmp_path / "learned-wuhan.npz")
+    times: list[float] = []
+
+    class Timed(LearnedBot):
+        def __init__(self) -> None:
+            self.rules, self.seed, self.model, self.preset = bot.rules, 0, bot.model, bot.preset
+
+        def act(self, view, legal):
+            started = time.perf_counter()
+            action = bot.act(view, legal)
+            if len(legal) > 1:
+                times.append(time.perf_counter() - started)
+            return action
+
+    for index in range(4):
+        bots = [
+            Timed() if s == index else make_bot("greedy", ruleset.settings, s) for s in range(4)
+        ]
+        play_hand(ruleset, bots, index, wall_seed(21, index))
+    assert len(times) > 20
+    assert statistics.median(times) <= 0.005
