@@ -8,8 +8,10 @@ the bot it makes plays only legal actions in every preset and never depends on h
 from __future__ import annotations
 
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,7 +34,7 @@ from laizi.sim import play_hand, wall_seed
 from laizi.sim.simulate import simulate
 from laizi.train.bc import CHECKPOINT, BCConfig, build_net, train_bc
 from laizi.train.data import TrainError, game_presets, load
-from tests.cli_helpers import run
+from tests.cli_helpers import ROOT, run
 from tests.engine_helpers import apply_json, deal_json, hidden_shuffled
 
 TINY = {"hidden": (32,), "epochs": 3, "batch": 64, "lr": 3e-3, "seed": 5}
@@ -341,3 +343,29 @@ def test_the_median_decision_takes_at_most_5_ms(tmp_path):
         play_hand(ruleset, bots, index, wall_seed(21, index))
     assert len(times) > 20
     assert statistics.median(times) <= 0.005
+
+
+def test_the_recipe_script_makes_both_models(tmp_path):
+    """scripts/train_learned.sh at a toy size (greedy, a few hands, one epoch of a tiny net)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "BOT": "greedy",
+        "EPOCHS": "1",
+        "HIDDEN": "8",
+    }
+    script = ROOT / "scripts" / "train_learned.sh"
+    done = subprocess.run(
+        ["bash", str(script), str(tmp_path), "2", "1", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    for game, presets in (("wuhan", 6), ("baishan", 1)):
+        card = json.loads((tmp_path / "models" / f"learned-{game}.json").read_text())
+        assert card["hidden"] == [8] and card["training"]["epochs"] == 1
+        assert card["recipe"].startswith("simulate --bots greedy x4")
+        assert len(card["data"]["files"]) == presets
+        assert PolicyModel.load(tmp_path / "models" / f"learned-{game}.npz").game == game
