@@ -133,8 +133,8 @@ def _normaliser(data: Decisions, rows: np.ndarray) -> tuple[np.ndarray, np.ndarr
     width = OBS_INPUTS + len(data.presets)
     total = np.zeros(width)
     squares = np.zeros(width)
-    for start in range(0, len(rows), 65536):
-        part = rows[start : start + 65536]
+    for start in range(0, len(rows), 16384):
+        part = rows[start : start + 16384]
         x = np.zeros((len(part), width))
         x[:, :OBS_INPUTS] = data.obs[part]
         x[:, list(VIEW_ONLY_ZEROED)] = 0
