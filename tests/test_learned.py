@@ -24,7 +24,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from laizi.bots import BotError, make_bot
-from laizi.bots.learned import ENV_VAR, LearnedBot, PolicyModel, features, model_file
+from laizi.bots.learned import (
+    ENV_VAR,
+    MODELS,
+    LearnedBot,
+    PolicyModel,
+    features,
+    model_file,
+)
 from laizi.dataset.export import export
 from laizi.dataset.sources import hands_from_paths
 from laizi.engine import legal_actions, make_ruleset, view
@@ -369,3 +376,21 @@ def test_the_recipe_script_makes_both_models(tmp_path):
         assert card["recipe"].startswith("simulate --bots greedy x4")
         assert len(card["data"]["files"]) == presets
         assert PolicyModel.load(tmp_path / "models" / f"learned-{game}.npz").game == game
+
+
+@pytest.mark.parametrize("game", ["wuhan", "baishan"])
+def test_the_shipped_model_loads_with_its_card_and_plays(game, monkeypatch):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    path = MODELS / model_file(game)
+    model = PolicyModel.load(path)
+    assert model.game == game and model.presets == game_presets(game)
+    assert path.stat().st_size < 3_000_000  # a few MB at most, both together
+    card = model.card
+    assert card == json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert card["stage"] == "bc" and card["recipe"].startswith("laizi simulate --bots expert@100")
+    assert card["metrics"]["validation_accuracy"] > 0.5
+    assert card["history"][-1]["validation_loss"] < card["history"][0]["validation_loss"]
+    for rules in game_presets(game):
+        ruleset = make_ruleset(rules)
+        bots = [make_bot("learned" if s == 0 else "greedy", ruleset.settings, s) for s in range(4)]
+        assert sum(play_hand(ruleset, bots, 0, wall_seed(4, 0)).payments) == 0
