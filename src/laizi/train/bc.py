@@ -304,7 +304,7 @@ def model_card(
             "optimiser": "Adam",
             "loss": "masked softmax cross-entropy over the legal actions",
             "threads": config.threads,
-            "wall_seconds": round(seconds, 1),
+            "wall_seconds": round(seconds, 3),
             "torch": torch,
             "laizi": __version__,
             "created": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
