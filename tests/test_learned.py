@@ -111,6 +111,13 @@ def test_the_model_card_names_data_seeds_and_metrics(trained):
     assert card["data"]["rows_per_preset"] == {"wuhan-hongzhong-kaikou": decisions.rows}
     assert card["parameters"] == (748 + 6) * 32 + 32 + 32 * 177 + 177
     assert card["metrics"] == card["history"][-1]
+    by_action = card["validation_by_action"]
+    assert sum(v["rows"] for v in by_action.values()) == card["data"]["validation_rows"]
+    assert "discard" in by_action
+    agreed = sum(v["rows"] * v["accuracy"] for v in by_action.values())
+    assert agreed / card["data"]["validation_rows"] == pytest.approx(
+        card["metrics"]["validation_accuracy"], abs=1e-3
+    )
     assert card["training"]["wall_seconds"] > 0
     run_dir = trained["wuhan"]["run"]
     assert json.loads((run_dir / "learned-wuhan.json").read_text()) == card

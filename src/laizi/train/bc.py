@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from laizi.bots.learned import OBS_INPUTS, VIEW_ONLY_ZEROED, PolicyModel, model_file
-from laizi.env.spaces import NUM_ACTIONS
+from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
 from laizi.train.data import VALIDATION_EVERY, Decisions, TrainError
 
 __all__ = ["CHECKPOINT", "BCConfig", "TorchMissing", "build_net", "require_torch", "train_bc"]
@@ -161,6 +161,29 @@ def _evaluate(torch: Any, net: Any, data: Decisions, rows: np.ndarray) -> tuple[
     return loss / len(rows), correct / len(rows)
 
 
+def agreement_by_action(model: PolicyModel, data: Decisions, rows: np.ndarray) -> dict[str, Any]:
+    """For each kind of action the teacher took (``discard``, ``pung``, ``pass`` …): how many
+    rows, and how often the model's argmax is the teacher's action there."""
+    from laizi.bots.learned import features
+
+    kinds = np.array([describe_action(a).split(" ")[0] for a in range(NUM_ACTIONS)])
+    teacher = kinds[data.action[rows]]
+    agree = np.zeros(len(rows), bool)
+    for start in range(0, len(rows), 4096):
+        part = rows[start : start + 4096]
+        x = features(
+            data.obs[part].reshape(len(part), *OBS_SHAPE), data.preset[part], len(data.presets)
+        )
+        agree[start : start + len(part)] = model.best(x, data.mask[part]) == data.action[part]
+    return {
+        kind: {
+            "rows": int((teacher == kind).sum()),
+            "accuracy": round(float(agree[teacher == kind].mean()), 4),
+        }
+        for kind in sorted(set(teacher.tolist()))
+    }
+
+
 Progress = Callable[[int, int, str], None]
 """``progress(done_steps, total_steps, label)``."""
 
@@ -253,6 +276,7 @@ def train_bc(
     card = model_card(data, config, history, seconds, torch.__version__)
     model = to_model(net, config.game, data.presets, card)
     card["parameters"] = model.parameters  # the same dict: saved with the weights too
+    card["validation_by_action"] = agreement_by_action(model, data, held_rows)
     name = model_file(config.game)
     model.save(out / name)
     (out / name.replace(".npz", ".json")).write_text(
@@ -342,4 +366,8 @@ def card_markdown(card: dict[str, Any]) -> str:
             f"| {entry['epoch']} | {entry['train_loss']} | {entry['train_accuracy']} | "
             f"{entry['validation_loss']} | {entry['validation_accuracy']} | {entry['seconds']} |"
         )
+    by_action = card.get("validation_by_action") or {}
+    if by_action:
+        lines += ["", "| teacher's action | validation rows | agreement |", "|---|---|---|"]
+        lines += [f"| {k} | {v['rows']} | {v['accuracy']} |" for k, v in by_action.items()]
     return "\n".join(lines) + "\n"
