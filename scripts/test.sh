@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # The editable install compiles the hot modules (mypyc, docs/speed.md) when a C compiler is there;
 # the time it takes is printed, and `laizi --version` names the build the suite runs against.
 build_start=$SECONDS
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,train]'
 echo "build: $((SECONDS - build_start)) s for pip install -e (compiling included)" >&2
 laizi --version >&2
 # The web client's browser tests drive Debian's Chromium (never Playwright's own download) and need

@@ -21,6 +21,7 @@ from laizi.cli import replay as _replay  # noqa: F401
 from laizi.cli import score as _score  # noqa: F401
 from laizi.cli import serve as _serve  # noqa: F401
 from laizi.cli import tournament as _tournament  # noqa: F401
+from laizi.cli import train as _train  # noqa: F401
 from laizi.cli import verify as _verify  # noqa: F401
 from laizi.cli.common import app
 

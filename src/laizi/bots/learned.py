@@ -1,0 +1,242 @@
+"""``learned``: a policy trained by behaviour cloning (``laizi train bc``), run in numpy.
+
+The bot gets what every bot gets — its seat's view and the legal actions — builds the
+environment's ``v1`` observation from the view (:func:`laizi.env.views.encode_view`), appends the
+room's preset as a one-hot, runs a small MLP and plays the most likely **legal** action (the
+illegal ones are masked out).  No torch at run time: the weights are a numpy ``.npz`` written by
+``laizi train`` (:class:`PolicyModel`), one model per game family (the Wuhan presets share one,
+the preset an input; Baishan its own).
+
+Where the weights come from, first found: the bot's ``model`` argument, the environment variable
+``LAIZI_LEARNED_MODEL`` (a file, or a directory holding ``learned-<game>.npz``), then the package's
+``laizi/data/models/learned-<game>.npz``.  Without one the bot refuses to be made
+(:class:`~laizi.bots.base.BotError`, naming the file looked for): random weights are never played.
+
+>>> import numpy as np
+>>> model = PolicyModel.initial(presets=("wuhan-hongzhong-kaikou",), hidden=(8,), seed=0)
+>>> model.inputs, model.logits(np.zeros((1, model.inputs), np.float32)).shape
+(749, (1, 177))
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from laizi.bots.base import Bot, BotError
+from laizi.engine.actions import Action
+from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
+from laizi.env.table import action_index
+from laizi.env.views import encode_view, mask_from_view
+from laizi.tiles import parse_tile
+
+__all__ = [
+    "ENV_VAR",
+    "FORMAT",
+    "MODELS",
+    "OBS_INPUTS",
+    "VIEW_ONLY_ZEROED",
+    "LearnedBot",
+    "PolicyModel",
+    "features",
+    "find_model",
+    "model_file",
+]
+
+FORMAT = 1
+"""The ``.npz`` layout's version (:meth:`PolicyModel.save`); another version is refused."""
+ENV_VAR = "LAIZI_LEARNED_MODEL"
+"""A weights file, or a directory of ``learned-<game>.npz``, to play instead of the shipped ones."""
+MODELS = Path(__file__).resolve().parent.parent / "data" / "models"
+"""Where the package's trained weights live (``laizi/data/models``)."""
+OBS_INPUTS = OBS_SHAPE[0] * OBS_SHAPE[1]
+VIEW_ONLY_ZEROED = (20 * 34 + 31, 20 * 34 + 32)
+"""The two scalars a seat's view does not carry (``after_kong``, ``win_locked``): zeroed in
+training and at the table alike, so the policy's inputs are the same in both places."""
+
+
+def model_file(game: str) -> str:
+    """The file name of a game family's weights: ``learned-wuhan.npz``."""
+    return f"learned-{game}.npz"
+
+
+def features(obs: np.ndarray, preset_index: np.ndarray | int, presets: int) -> np.ndarray:
+    """``(n, 22, 34)`` ``v1`` observations and each row's preset (an index into the model's
+    presets) → ``(n, 748 + presets)`` float32 inputs, the view-only scalars zeroed."""
+    n = obs.shape[0]
+    out = np.zeros((n, OBS_INPUTS + presets), np.float32)
+    out[:, :OBS_INPUTS] = obs.reshape(n, OBS_INPUTS)
+    out[:, list(VIEW_ONLY_ZEROED)] = 0
+    if presets:
+        out[np.arange(n), OBS_INPUTS + np.asarray(preset_index)] = 1
+    return out
+
+
+@dataclass
+class PolicyModel:
+    """An MLP over :func:`features`: ``(x − mean) / std``, then ReLU layers, then 177 logits.
+
+    ``weights[i]`` is ``(fan_in, fan_out)`` and ``biases[i]`` ``(fan_out,)``; ``card`` is the model
+    card (data, seeds, metrics) stored with the weights.
+    """
+
+    game: str
+    presets: tuple[str, ...]
+    mean: np.ndarray
+    std: np.ndarray
+    weights: list[np.ndarray]
+    biases: list[np.ndarray]
+    card: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def inputs(self) -> int:
+        return OBS_INPUTS + len(self.presets)
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        return tuple(w.shape[1] for w in self.weights[:-1])
+
+    @property
+    def parameters(self) -> int:
+        return sum(w.size + b.size for w, b in zip(self.weights, self.biases, strict=True))
+
+    @classmethod
+    def initial(
+        cls, presets: Sequence[str], hidden: Sequence[int], seed: int = 0, game: str = "wuhan"
+    ) -> PolicyModel:
+        """Untrained He-initialised weights (for tests and as a shape; never played as a bot)."""
+        rng = np.random.default_rng(seed)
+        sizes = [OBS_INPUTS + len(presets), *hidden, NUM_ACTIONS]
+        weights = [
+            (rng.standard_normal((a, b)) * np.sqrt(2 / a)).astype(np.float32)
+            for a, b in itertools.pairwise(sizes)
+        ]
+        biases = [np.zeros(b, np.float32) for b in sizes[1:]]
+        n = sizes[0]
+        return cls(
+            game, tuple(presets), np.zeros(n, np.float32), np.ones(n, np.float32), weights, biases
+        )
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """``(n, inputs)`` → ``(n, 177)`` float32 logits (no mask)."""
+        h = (x - self.mean) / self.std
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = h @ w + b
+            if i < last:
+                h = np.maximum(h, 0)
+        return np.asarray(h, np.float32)
+
+    def best(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Each row's most likely legal action (``mask`` ``(n, 177)``, 1 = legal)."""
+        return np.where(mask > 0, self.logits(x), -np.inf).argmax(axis=-1)
+
+    def preset_index(self, preset: str) -> int:
+        """The input column of a preset; :class:`BotError` for one the model was not made for."""
+        try:
+            return self.presets.index(preset)
+        except ValueError:
+            raise BotError(
+                f"learned: the {self.game} model knows the presets {', '.join(self.presets)}, "
+                f"not {preset!r}"
+            ) from None
+
+    # -- files -----------------------------------------------------------------------------------
+    def save(self, path: Path) -> None:
+        """Write the ``.npz`` (compressed): arrays ``mean``, ``std``, ``w0``…, ``b0``… and a
+        ``meta`` JSON (format, game, presets, the model card) as UTF-8 bytes."""
+        meta = {"format": FORMAT, "game": self.game, "presets": list(self.presets)}
+        meta["card"] = self.card
+        arrays: dict[str, np.ndarray] = {"mean": self.mean, "std": self.std}
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            arrays[f"w{i}"] = w.astype(np.float32)
+            arrays[f"b{i}"] = b.astype(np.float32)
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+        path.write_bytes(buffer.getvalue())
+
+    @classmethod
+    def load(cls, path: Path) -> PolicyModel:
+        """Read a ``.npz`` written by :meth:`save`; :class:`BotError` naming what is wrong."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(bytes(data["meta"]).decode())
+                layers = sum(1 for name in data.files if name.startswith("w"))
+                weights = [np.asarray(data[f"w{i}"], np.float32) for i in range(layers)]
+                biases = [np.asarray(data[f"b{i}"], np.float32) for i in range(layers)]
+                mean = np.asarray(data["mean"], np.float32)
+                std = np.asarray(data["std"], np.float32)
+        except (OSError, KeyError, ValueError) as error:
+            raise BotError(f"learned: can't read the model {path}: {error}") from None
+        if meta.get("format") != FORMAT:
+            raise BotError(f"learned: {path} is format {meta.get('format')}, not {FORMAT}")
+        model = cls(
+            meta["game"], tuple(meta["presets"]), mean, std, weights, biases, meta.get("card", {})
+        )
+        if weights[0].shape[0] != model.inputs or weights[-1].shape[1] != NUM_ACTIONS:
+            raise BotError(f"learned: {path}: the layers do not fit {model.inputs} inputs")
+        return model
+
+
+_LOADED: dict[str, PolicyModel] = {}
+
+
+def find_model(game: str, model: str | Path | None = None) -> Path:
+    """The weights file to play for ``game`` (see the module's notes for the order)."""
+    given = model if model is not None else os.environ.get(ENV_VAR) or None
+    if given is not None:
+        path = Path(given)
+        if path.is_dir():
+            path = path / model_file(game)
+        if not path.is_file():
+            raise BotError(f"learned: no model file {path}")
+        return path
+    path = MODELS / model_file(game)
+    if not path.is_file():
+        raise BotError(
+            f"learned: no trained {game} model ships with this version ({path}); train one "
+            f"with `laizi train bc` and name it with {ENV_VAR}=FILE (docs/bots.md)"
+        )
+    return path
+
+
+def load_model(game: str, model: str | Path | None = None) -> PolicyModel:
+    """The model for ``game``, read once per file and process."""
+    path = find_model(game, model)
+    key = str(path.resolve())
+    if key not in _LOADED:
+        _LOADED[key] = PolicyModel.load(path)
+    loaded = _LOADED[key]
+    if loaded.game != game:
+        raise BotError(f"learned: {path} is a {loaded.game} model, the room plays {game}")
+    return loaded
+
+
+class LearnedBot(Bot):
+    """Deterministic: the policy's argmax among the legal actions (the seed is not used)."""
+
+    name = "learned"
+
+    def __init__(self, rules: Any, seed: int = 0, model: str | Path | None = None) -> None:
+        super().__init__(rules, seed)
+        self.model = load_model(rules.game, model)
+        self.preset = self.model.preset_index(rules.preset)
+
+    def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        claim = view.get("claim")
+        claim_tile = parse_tile(claim["tile"]) if claim else None
+        by_index = {action_index(a, claim_tile): a for a in legal}
+        if len(by_index) == 1:
+            return next(iter(by_index.values()))
+        mask = mask_from_view(view, legal)
+        x = features(encode_view(view)[None], self.preset, len(self.model.presets))
+        return by_index[int(self.model.best(x, mask[None])[0])]
