@@ -19,27 +19,13 @@ from laizi.bots import make_bot
 from laizi.bots.external import close_all
 from laizi.engine import make_ruleset
 from laizi.sim import play_hand, wall_seed
-
-ROOT = Path(__file__).resolve().parent.parent
-MISBEHAVING = ROOT / "tests/outside/misbehaving_bot.py"
-SCHEMA = json.loads((ROOT / SCHEMA_PATH).read_text(encoding="utf-8"))
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+from tests.schema_helpers import MISBEHAVING, ROOT, VALIDATOR, check
 
 
 @pytest.fixture(autouse=True)
 def _stop_bots():
     yield
     close_all()
-
-
-def check(message: dict[str, Any], side: str) -> None:
-    """Validate against the root and against the one definition its ``type`` names (a clearer
-    failure than the root's anyOf)."""
-    VALIDATOR.validate(message)
-    union = SCHEMA["$defs"][side]
-    ref = union["discriminator"]["mapping"][message["type"]]
-    one = {"$schema": SCHEMA["$schema"], "$defs": SCHEMA["$defs"], "$ref": ref}
-    jsonschema.Draft202012Validator(one).validate(message)
 
 
 def test_the_checked_in_schema_is_what_the_types_generate() -> None:

@@ -232,7 +232,7 @@ def test_four_cmd_bots_play_the_ladder_through_bot_connect_and_every_message_val
     import sys
 
     from laizi.botproto.bridge import connect
-    from tests.test_bot_schema import MISBEHAVING, check
+    from tests.schema_helpers import MISBEHAVING, check
 
     tokens = [issue(srv, owners[o], "cmd")["token"] for o in ("ada", "bob", "cy", "dee")]
     seen: list[list[dict[str, Any]]] = [[], [], [], []]

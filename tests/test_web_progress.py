@@ -56,6 +56,12 @@ NEXT = {
 295/3: 一万 at 100; 310/3: 二万 at 200; -430: 一万 at 100)."""
 
 
+def _scroll_to(page: Page, selector: str) -> None:
+    """Scroll to ``selector`` for a screenshot, without waiting for the element to stand still (a
+    busy machine's clock redraws made Playwright's own scroll wait out its timeout)."""
+    page.evaluate("s => document.querySelector(s)?.scrollIntoView()", selector)
+
+
 def test_the_rank_change_says_each_accounts_next_rank_and_its_distance(
     browser: Browser, db_url: str
 ) -> None:
@@ -78,7 +84,7 @@ def test_the_rank_change_says_each_accounts_next_rank_and_its_distance(
             assert not page.locator("[data-no-ranks]").count()  # a ranked table moves ranks
             _fits(page)
             scan(page, lang, "ranked settlement", names)
-            table.scroll_into_view_if_needed()
+            _scroll_to(page, "[data-standings]")
             _shot(page, f"progress-rank-change-{lang}-{_look(look)}")
         for _, page, errors in people:
             assert errors == [], errors
@@ -100,7 +106,7 @@ def test_a_table_with_bots_says_at_its_end_that_ranks_did_not_move(
         _play_out([page])
         note = page.locator(".match-end [data-no-ranks]")
         assert note.inner_text().startswith("这是友人场牌桌：积分和段位不变。只有排位匹配的牌桌")
-        note.scroll_into_view_if_needed()
+        _scroll_to(page, ".match-end [data-no-ranks]")
         _shot(page, "progress-no-ranks-zh-desktop")
         page.click("#lang")
         assert (
@@ -108,7 +114,7 @@ def test_a_table_with_bots_says_at_its_end_that_ranks_did_not_move(
             .inner_text()
             .startswith("This is a friendly table: points and ranks don't move. Only ranked tables")
         )
-        page.locator(".match-end [data-no-ranks]").scroll_into_view_if_needed()
+        _scroll_to(page, ".match-end [data-no-ranks]")
         _shot(page, "progress-no-ranks-en-desktop")
         assert errors == [], errors
         page.context.close()

@@ -264,7 +264,7 @@ def test_a_taken_seats_account_link_is_written_by_the_writer(
             _original(*args)
 
         monkeypatch.setattr(joining, name, spy)
-    table = SimpleNamespace(store=store, id=room, kept_seat=lambda token: None)
+    table = SimpleNamespace(store=store, id=room, kind="friendly", kept_seat=lambda token: None)
     join = SimpleNamespace(spectate=False, token=None)
     joining.after_join(table, SimpleNamespace(seat=2, account=SimpleNamespace(id=ann)), join)  # type: ignore[arg-type]
     with store.engine.connect() as c:

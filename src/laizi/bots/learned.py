@@ -155,13 +155,13 @@ class PolicyModel:
         ``meta`` JSON (format, game, presets, the model card) as UTF-8 bytes."""
         meta = {"format": FORMAT, "game": self.game, "presets": list(self.presets)}
         meta["card"] = self.card
-        arrays: dict[str, np.ndarray] = {"mean": self.mean, "std": self.std}
+        arrays: dict[str, Any] = {"mean": self.mean, "std": self.std}  # savez's keywords: arrays
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w.astype(np.float32)
             arrays[f"b{i}"] = b.astype(np.float32)
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+        np.savez_compressed(buffer, **arrays)
         path.write_bytes(buffer.getvalue())
 
     @classmethod

@@ -24,9 +24,8 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from laizi.hand import load_tables
 from laizi.server.admin import admin_routes
 from laizi.server.api import api_routes, attach
-from laizi.server.botratings import bot_rating_routes
+from laizi.server.botroutes import bot_rating_routes, bot_token_routes
 from laizi.server.botseat import bot_websocket
-from laizi.server.bottokens import bot_token_routes
 from laizi.server.errors import ErrorBodies
 from laizi.server.http_guard import HttpGuard
 from laizi.server.hub import Hub, hub_of

@@ -19,8 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import (
     Column,
@@ -38,20 +37,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from laizi.rules import Settings
 from laizi.server.accounts import accounts
 from laizi.server.bottokens import bot_tokens
-from laizi.server.ratings import GAMES, MU, SIGMA, error_line, ordinal, places, rate, seat_totals
+from laizi.server.ratings import MU, SIGMA, error_line, ordinal, places, rate, seat_totals
 from laizi.server.ratings import stored_payments as _stored_payments
 from laizi.server.store import hands, metadata, reserved_seats, rooms
-
-if TYPE_CHECKING:
-    from laizi.server.hub import Hub
 
 __all__ = [
     "BotRating",
@@ -60,7 +52,6 @@ __all__ = [
     "book_unbooked_ladder",
     "bot_leaderboard",
     "bot_rating",
-    "bot_rating_routes",
     "bot_ratings",
     "ladder_results",
     "unbooked_ladder_matches",
@@ -292,36 +283,3 @@ def bot_leaderboard(
         }
         for i, row in enumerate(rows)
     ]
-
-
-def bot_rating_routes(get_hub: Callable[[], Hub]) -> list[Route]:
-    """``GET /api/bots/leaderboard?game=G&limit=N&offset=K`` (docs/api.md)."""
-    from laizi.server.accounts import AccountError
-    from laizi.server.api import _error, _int_param
-
-    async def board(request: Request) -> Response:
-        game = request.query_params.get("game", GAMES[0])
-        if game not in GAMES:
-            return _error(
-                "bad_game",
-                f"game must be one of {', '.join(GAMES)}",
-                400,
-                zh=f"game 须为 {'、'.join(GAMES)} 之一",
-            )
-        try:
-            limit = _int_param(request, "limit", 50, 1, 500)
-            offset = _int_param(request, "offset", 0, 0, 10_000_000)
-        except AccountError as error:
-            return _error(error.code, error.message, error.status)
-        engine = get_hub().store.engine
-        rows = await run_in_threadpool(bot_leaderboard, engine, game, limit, offset)
-        ladder = get_hub().ladder
-        return JSONResponse(
-            {
-                "game": game,
-                "ladder": None if ladder is None else ladder.info(),
-                "bots": rows,
-            }
-        )
-
-    return [Route("/api/bots/leaderboard", board)]

@@ -23,7 +23,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import (
     Column,
@@ -40,18 +40,12 @@ from sqlalchemy import (
     select,
     update,
 )
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from laizi.server.accounts import Account, AccountError, accounts
 from laizi.server.names import NameRefused, normalize_name
 from laizi.server.store import inserted_id, metadata
 
-if TYPE_CHECKING:
-    from laizi.server.hub import Hub
-
-__all__ = ["MAX_TOKENS", "PREFIX", "BotTokens", "bot_token_routes", "bot_tokens"]
+__all__ = ["MAX_TOKENS", "PREFIX", "BotTokens", "bot_tokens"]
 
 PREFIX = "lzb_"
 MAX_TOKENS = 10
@@ -196,50 +190,3 @@ class BotTokens:
                 update(bot_tokens).where(bot_tokens.c.id == row.id).values(last_used=self.clock())
             )
         return BotIdentity(Account(row.account_id, row.account_name, row.created), row.id, row.name)
-
-
-def bot_token_routes(get_hub: Callable[[], Hub]) -> list[Route]:
-    """The routes of the table above (the account is the session cookie's)."""
-    from laizi.server.api import _error, _json_body, current_account
-
-    def tokens() -> BotTokens:
-        return BotTokens(get_hub().store.engine)
-
-    def who(request: Request) -> Account | None:
-        found = get_hub().accounts
-        return None if found is None else current_account(found, request)
-
-    async def collection(request: Request) -> Response:
-        account = who(request)
-        if account is None:
-            return _error("not_logged_in", "log in to manage bot tokens", 401, zh="请先登录")
-        if request.method == "GET":
-            return JSONResponse({"tokens": tokens().list(account.id)})
-        try:
-            body = await _json_body(request)
-            issued = tokens().issue(account.id, body.get("name"))
-        except AccountError as error:
-            return _error(error.code, error.message, error.status, zh=error.zh)
-        return JSONResponse(issued, 201)
-
-    async def one(request: Request) -> Response:
-        account = who(request)
-        if account is None:
-            return _error("not_logged_in", "log in to manage bot tokens", 401, zh="请先登录")
-        token_id = request.path_params["token_id"]
-        if not tokens().revoke(account.id, token_id):
-            return _error(
-                "no_token",
-                "you have no live bot token with that id",
-                404,
-                zh="没有这个有效的机器人令牌",
-            )
-        ladder = get_hub().ladder
-        if ladder is not None:  # a bot of this token waiting for a ladder table leaves it
-            ladder.revoked(token_id)
-        return JSONResponse({"ok": True})
-
-    return [
-        Route("/api/bot-tokens", collection, methods=["GET", "POST"]),
-        Route("/api/bot-tokens/{token_id:int}", one, methods=["DELETE"]),
-    ]

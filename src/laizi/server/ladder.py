@@ -27,19 +27,18 @@ import contextlib
 import json
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine, select
 
 from laizi.rules import PRESETS
-from laizi.server.bottokens import bot_tokens
-from laizi.server.matched import SeatClaim
+from laizi.server.bottokens import BotIdentity, bot_tokens
+from laizi.server.matched import RoomKind, SeatClaim
+from laizi.server.room import Conn, Room
+from laizi.server.store import Store
 from laizi.server.table import TableSettings
-
-if TYPE_CHECKING:
-    from laizi.server.botseat import BotSeat
-    from laizi.server.hub import Hub
 
 __all__ = ["DEFAULT_PRESETS", "Ladder", "LadderRefused", "LadderSettings", "live_tokens"]
 
@@ -119,6 +118,39 @@ class LadderRefused(Exception):
 
     def message(self) -> dict[str, Any]:
         return {"type": "error", "code": self.code, "message": self.en, "message_zh": self.zh}
+
+
+class Hub(Protocol):
+    """What the ladder needs of the hub (``laizi.server.hub.Hub``, which imports this module)."""
+
+    rooms: dict[str, Room]
+    halting: bool
+    store: Store
+
+    def open_matched_room(
+        self,
+        rules: Any,
+        claims: Sequence[SeatClaim],
+        kind: RoomKind = ...,
+        table: TableSettings | None = ...,
+        code: str | None = ...,
+    ) -> str: ...
+
+    def handle(self, conn: Conn, text: str | bytes) -> bool: ...
+
+    def close_waiting(self, room: Room) -> None: ...
+
+
+class BotSeat(Protocol):
+    """What the ladder needs of a bot's connection (``laizi.server.botseat.BotSeat``, which
+    imports this module)."""
+
+    identity: BotIdentity
+    conn: Conn
+    out: asyncio.Queue[str | None]
+    ladder: Ladder | None
+
+    def say(self, message: dict[str, Any]) -> None: ...
 
 
 @dataclass

@@ -21,6 +21,7 @@ import { inviteCommand } from "./invite.js";
 import { answers, applyEvent, fromView } from "./model.js";
 import { RoomConnection, savedSeat } from "./net.js";
 import { pondHtml } from "./pond.js";
+import { holdRedraws } from "./presshold.js";
 import { onAgain, rematchCommand } from "./rematch.js";
 import { barHtml, entropyHtml, linkBannerHtml, peopleBannersHtml, tapTwiceDefault, waitingHtml } from "./roombar.js";
 import { seatHtml } from "./seat.js";
@@ -55,6 +56,7 @@ export class TablePage {
     this.raised = null; // tap-twice: the tile raised by the first tap
     this.pressing = false; // a pointer is held down on the page: drawing waits (see render)
     this.redraw = false; // a drawing was held back by a press
+    this.drawn = 0; // drawings made (presshold.js: a click that drew nothing draws what was held)
     this.tapTwice = tapTwiceDefault();
     this.pause = null; // {seconds, waiting, at}: the settlement stays
     this.continued = false;
@@ -73,20 +75,12 @@ export class TablePage {
       onStatus: (up) => { this.online = up; this.render(); },
     });
     this.timer = setInterval(() => this.tick(), 250);
-    root.addEventListener("click", (e) => this.onClick(e));
-    // A press is never lost to a redraw: while a button is held down the page is not drawn again
-    // (a click whose down and up land on two different drawings of a button fires on neither);
-    // the held-back drawing follows the click.
+    // A press is never lost to a redraw (presshold.js): the drawing waits for the click.
+    const clicked = holdRedraws(this, root);
+    root.addEventListener("click", clicked((e) => this.onClick(e)));
     root.addEventListener("pointerdown", () => {
-      this.pressing = true;
       if (offerSound(this)) this.redraw = true; // the first tap: sound is offered (soundoffer.js)
     });
-    const released = () => {
-      if (!this.pressing) return;
-      this.pressing = false;
-      if (this.redraw) { this.redraw = false; setTimeout(() => this.render(), 0); }
-    };
-    for (const kind of ["pointerup", "pointercancel", "blur"]) window.addEventListener(kind, released);
     root.addEventListener("mouseover", (e) => this.onHover(e));
     root.addEventListener("mousemove", () => {
       const hand = root.querySelector(".my-hand.fresh");
@@ -345,6 +339,7 @@ export class TablePage {
 
   render() {
     if (this.pressing) { this.redraw = true; return; }
+    this.drawn += 1;
     const room = this.room;
     const m = this.model;
     const bar = barHtml(this);
