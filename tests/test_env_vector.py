@@ -185,6 +185,28 @@ def test_copy_false_hands_out_the_envs_own_buffers_and_default_copies():
     assert not np.array_equal(kept[0][0], kept[-1][0])
 
 
+def test_final_observations_handed_out_are_the_callers_and_are_never_written_again():
+    """``infos["final_obs"]`` is the batch's array itself, swapped for a fresh one after each
+    step that ended a hand (no copy of every row): what the caller kept is never overwritten, and
+    its rows of the ended tables are the observations the batch wrote for them."""
+    envs = LaiziVectorEnv(3)
+    envs.reset(seed=4)
+    rng = np.random.default_rng(4)
+    kept = []
+    for _ in range(400):
+        _, _, terminated, _, infos = envs.step(envs.random_actions(rng))
+        if terminated.any():
+            final = infos["final_obs"]
+            assert not np.shares_memory(final, envs.batch.final_obs)
+            assert np.array_equal(infos["_final_obs"], terminated)
+            for i in np.flatnonzero(terminated):
+                assert final[i].any()  # an observation was written there
+            kept.append((final, final.copy(), terminated.copy()))
+    assert len(kept) >= 8
+    for final, then, ended in kept:
+        assert np.array_equal(final[ended], then[ended])
+
+
 def test_observations_hand_over_through_dlpack_without_a_copy():
     envs = LaiziVectorEnv(2)
     obs, _ = envs.reset(seed=0)

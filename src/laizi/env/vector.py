@@ -138,8 +138,12 @@ class LaiziVectorEnv(VectorEnv):
             "payments": payments.copy(),
         }
         if done.any():
-            infos["final_obs"] = batch.final_obs.copy()
+            # The rows of the tables that ended hold their last observations; the caller gets
+            # the array itself and the batch a fresh one (no copy of all the rows per step).
+            infos["final_obs"] = batch.final_obs
             infos["_final_obs"] = done.copy()
+            if self.copy:
+                batch.final_obs = np.empty_like(batch.final_obs)
         return obs, rewards, done.copy(), self._false.copy(), infos
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
