@@ -318,15 +318,21 @@ def test_bad_train_input_is_exit_1_naming_the_option(trained, tmp_path, extra, m
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
-def test_missing_data_and_v2_data_are_refused(tmp_path):
+def test_missing_data_is_refused_and_v2_data_is_read_through_its_v1_rows(tmp_path):
     with pytest.raises(TrainError, match="no such file or directory"):
         load([tmp_path / "nothing"], "wuhan")
     (tmp_path / "empty").mkdir()
     with pytest.raises(TrainError, match="holds no part-"):
         load([tmp_path / "empty"], "wuhan")
-    v2 = make_dataset(tmp_path / "v2", "wuhan-hongzhong-kaikou", hands=1, seed=1, encoder="v2")
-    with pytest.raises(TrainError, match="encoder v2 observations; the learned bot reads v1"):
-        load([v2], "wuhan")
+    # The same hands exported in v1 and in v2 (the dataset recipe's encoder): v2's first 22
+    # rows are v1's, so the learned bot's training reads the same decisions from both.
+    v1 = make_dataset(tmp_path / "v1", "wuhan-hongzhong-kaikou", hands=2, seed=1)
+    v2 = tmp_path / "v2"
+    export(hands_from_paths([str(tmp_path / "v1" / "records")]), v2, encoder="v2")
+    one, two = load([v1], "wuhan"), load([v2], "wuhan")
+    assert len(one.action) > 20 and two.obs.shape == one.obs.shape == (len(one.action), 22 * 34)
+    assert np.array_equal(one.obs, two.obs) and np.array_equal(one.action, two.action)
+    assert np.array_equal(one.mask, two.mask) and np.array_equal(one.validation, two.validation)
     with pytest.raises(TrainError, match="no baishan decisions"):
         load([make_dataset(tmp_path / "w", "wuhan-hongzhong-kaikou", 1, 2)], "baishan")
 

@@ -1,10 +1,13 @@
 """The behaviour-cloning data: the decisions of ``laizi export`` Parquet files, held in memory.
 
 Every ``--data`` path is a Parquet file or a directory searched (recursively) for
-``part-*.parquet``; the files must hold encoder ``v1`` observations (what a bot can build from
-its view, :func:`laizi.env.views.encode_view`).  Only the rows of one game family are kept, and
-only decisions with a choice (``legal > 1``: a forced move teaches nothing).  Every tenth hand,
-in the order read, is held out for validation — by hand, so no hand is on both sides.
+``part-*.parquet``; the learned bot reads encoder ``v1`` observations (what a bot can build from
+its view, :func:`laizi.env.views.encode_view`): a ``v1`` file is read as it is, a ``v2`` file
+(``laizi export --encoder v2``, the ``expert-selfplay-v1`` recipe) through its first 22 rows,
+which are ``v1``'s (``laizi.env.encoders.V2_ROWS["v1"]``).  Only the rows of one game family
+are kept, and only decisions with a choice (``legal > 1``: a forced move teaches nothing).
+Every tenth hand, in the order read, is held out for validation — by hand, so no hand is on
+both sides.
 """
 
 from __future__ import annotations
@@ -103,6 +106,18 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _v1_rows(meta: dict[str, Any]) -> int | None:
+    """How many leading values of a row's flattened observation are ``v1``'s (None: not read)."""
+    from laizi.env.encoders import V2, V2_ROWS
+
+    shape = tuple(meta.get("obs_shape", ()))
+    if meta.get("encoder") == "v1" and shape == OBS_SHAPE:
+        return OBS_SHAPE[0] * OBS_SHAPE[1]
+    if meta.get("encoder") == "v2" and shape == V2.shape and V2_ROWS["v1"] == (0, OBS_SHAPE[0]):
+        return OBS_SHAPE[0] * OBS_SHAPE[1]
+    return None
+
+
 def load(paths: Sequence[str | Path], game: str) -> Decisions:
     """Read every file's rows of ``game`` with a choice; :class:`TrainError` when there are none."""
     from laizi.dataset.parquet import dataset_metadata, read_rows
@@ -120,10 +135,11 @@ def load(paths: Sequence[str | Path], game: str) -> Decisions:
             raise TrainError(
                 f"--data: {path} is not a laizi export Parquet file ({error})"
             ) from None
-        if meta.get("encoder") != "v1" or tuple(meta.get("obs_shape", ())) != OBS_SHAPE:
+        rows = _v1_rows(meta)
+        if rows is None:
             raise TrainError(
-                f"--data: {path} holds encoder {meta.get('encoder')} observations; the learned "
-                "bot reads v1 (laizi export without --encoder v2)"
+                f"--data: {path} holds encoder {meta.get('encoder')} observations of shape "
+                f"{meta.get('obs_shape')}; the learned bot reads v1 (or v2's first 22 rows)"
             )
         file_rows = 0
         last_hand: int | None = None
@@ -145,7 +161,7 @@ def load(paths: Sequence[str | Path], game: str) -> Decisions:
             unknown = set(batch["preset"][keep].tolist()) - set(column)
             if unknown:
                 raise TrainError(f"--data: {path}: rows of unknown presets {sorted(unknown)}")
-            obs = batch["obs"][keep].reshape(int(keep.sum()), -1)
+            obs = batch["obs"][keep].reshape(int(keep.sum()), -1)[:, :rows]
             small = obs.astype(np.uint8)
             parts["obs"].append(small if np.array_equal(small, obs) else obs.astype(np.float32))
             parts["mask"].append(batch["mask"][keep].astype(np.uint8))
