@@ -32,6 +32,7 @@ from laizi.bots.learned import (
     features,
     model_file,
 )
+from laizi.bots.lookahead import lookahead_rows
 from laizi.dataset.export import export
 from laizi.dataset.sources import hands_from_paths
 from laizi.engine import legal_actions, make_ruleset, view
@@ -109,7 +110,8 @@ def test_the_model_card_names_data_seeds_and_metrics(trained):
     assert card["data"]["rows_with_a_choice"] == decisions.rows
     assert card["data"]["train_rows"] + card["data"]["validation_rows"] == decisions.rows
     assert card["data"]["rows_per_preset"] == {"wuhan-hongzhong-kaikou": decisions.rows}
-    assert card["parameters"] == (748 + 6) * 32 + 32 + 32 * 177 + 177
+    assert card["look"] is True
+    assert card["parameters"] == (748 + 204 + 6) * 32 + 32 + 32 * 177 + 177
     assert card["metrics"] == card["history"][-1]
     by_action = card["validation_by_action"]
     assert sum(v["rows"] for v in by_action.values()) == card["data"]["validation_rows"]
@@ -151,7 +153,14 @@ def test_the_npz_round_trips_and_numpy_equals_torch(trained, game):
     assert np.array_equal(model.mean, again.mean) and np.array_equal(model.std, again.std)
     rows = np.arange(min(300, decisions.rows))
     obs = decisions.obs[rows].astype(np.float32).reshape(len(rows), 22, 34)
-    x = features(obs, decisions.preset[rows], len(decisions.presets))
+    assert model.look and again.look
+    # the look-ahead the bot works out at play equals what training worked out from the rows
+    assert decisions.look is not None
+    assert np.array_equal(lookahead_rows(obs), decisions.look[rows])
+    x = model.features(obs, decisions.preset[rows])
+    assert np.array_equal(
+        x, features(obs, decisions.preset[rows], 6 if game == "wuhan" else 1, decisions.look[rows])
+    )
     with torch.no_grad():
         expected = net(torch.from_numpy(x)).numpy()
     got = model.logits(x)

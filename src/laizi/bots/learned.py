@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from laizi.bots.base import Bot, BotError
+from laizi.bots.lookahead import LOOK_INPUTS, lookahead_rows
 from laizi.engine.actions import Action
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE
 from laizi.env.table import action_index
@@ -68,15 +69,26 @@ def model_file(game: str) -> str:
     return f"learned-{game}.npz"
 
 
-def features(obs: np.ndarray, preset_index: np.ndarray | int, presets: int) -> np.ndarray:
+def features(
+    obs: np.ndarray,
+    preset_index: np.ndarray | int,
+    presets: int,
+    look: np.ndarray | None = None,
+) -> np.ndarray:
     """``(n, 22, 34)`` ``v1`` observations and each row's preset (an index into the model's
-    presets) → ``(n, 748 + presets)`` float32 inputs, the view-only scalars zeroed."""
+    presets) → ``(n, 748 [+ 204] + presets)`` float32 inputs, the view-only scalars zeroed.
+
+    ``look``: the rows' look-ahead inputs (:func:`laizi.bots.lookahead.lookahead_rows`), placed
+    between the observation and the preset one-hot, for a model made with them."""
     n = obs.shape[0]
-    out = np.zeros((n, OBS_INPUTS + presets), np.float32)
+    extra = 0 if look is None else LOOK_INPUTS
+    out = np.zeros((n, OBS_INPUTS + extra + presets), np.float32)
     out[:, :OBS_INPUTS] = obs.reshape(n, OBS_INPUTS)
     out[:, list(VIEW_ONLY_ZEROED)] = 0
+    if look is not None:
+        out[:, OBS_INPUTS : OBS_INPUTS + extra] = look
     if presets:
-        out[np.arange(n), OBS_INPUTS + np.asarray(preset_index)] = 1
+        out[np.arange(n), OBS_INPUTS + extra + np.asarray(preset_index)] = 1
     return out
 
 
@@ -95,10 +107,17 @@ class PolicyModel:
     weights: list[np.ndarray]
     biases: list[np.ndarray]
     card: dict[str, Any] = field(default_factory=dict)
+    look: bool = False
+    """Whether the inputs include the look-ahead planes (:mod:`laizi.bots.lookahead`)."""
 
     @property
     def inputs(self) -> int:
-        return OBS_INPUTS + len(self.presets)
+        return OBS_INPUTS + (LOOK_INPUTS if self.look else 0) + len(self.presets)
+
+    def features(self, obs: np.ndarray, preset_index: np.ndarray | int) -> np.ndarray:
+        """This model's inputs for ``(n, 22, 34)`` observations (look-ahead worked out here)."""
+        look = lookahead_rows(obs) if self.look else None
+        return features(obs, preset_index, len(self.presets), look)
 
     @property
     def hidden(self) -> tuple[int, ...]:
@@ -110,11 +129,16 @@ class PolicyModel:
 
     @classmethod
     def initial(
-        cls, presets: Sequence[str], hidden: Sequence[int], seed: int = 0, game: str = "wuhan"
+        cls,
+        presets: Sequence[str],
+        hidden: Sequence[int],
+        seed: int = 0,
+        game: str = "wuhan",
+        look: bool = False,
     ) -> PolicyModel:
         """Untrained He-initialised weights (for tests and as a shape; never played as a bot)."""
         rng = np.random.default_rng(seed)
-        sizes = [OBS_INPUTS + len(presets), *hidden, NUM_ACTIONS]
+        sizes = [OBS_INPUTS + (LOOK_INPUTS if look else 0) + len(presets), *hidden, NUM_ACTIONS]
         weights = [
             (rng.standard_normal((a, b)) * np.sqrt(2 / a)).astype(np.float32)
             for a, b in itertools.pairwise(sizes)
@@ -122,7 +146,13 @@ class PolicyModel:
         biases = [np.zeros(b, np.float32) for b in sizes[1:]]
         n = sizes[0]
         return cls(
-            game, tuple(presets), np.zeros(n, np.float32), np.ones(n, np.float32), weights, biases
+            game,
+            tuple(presets),
+            np.zeros(n, np.float32),
+            np.ones(n, np.float32),
+            weights,
+            biases,
+            look=look,
         )
 
     def logits(self, x: np.ndarray) -> np.ndarray:
@@ -153,7 +183,8 @@ class PolicyModel:
     def save(self, path: Path) -> None:
         """Write the ``.npz`` (compressed): arrays ``mean``, ``std``, ``w0``…, ``b0``… and a
         ``meta`` JSON (format, game, presets, the model card) as UTF-8 bytes."""
-        meta = {"format": FORMAT, "game": self.game, "presets": list(self.presets)}
+        meta: dict[str, Any] = {"format": FORMAT, "game": self.game, "presets": list(self.presets)}
+        meta["look"] = self.look
         meta["card"] = self.card
         arrays: dict[str, Any] = {"mean": self.mean, "std": self.std}  # savez's keywords: arrays
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
@@ -180,7 +211,14 @@ class PolicyModel:
         if meta.get("format") != FORMAT:
             raise BotError(f"learned: {path} is format {meta.get('format')}, not {FORMAT}")
         model = cls(
-            meta["game"], tuple(meta["presets"]), mean, std, weights, biases, meta.get("card", {})
+            meta["game"],
+            tuple(meta["presets"]),
+            mean,
+            std,
+            weights,
+            biases,
+            meta.get("card", {}),
+            bool(meta.get("look", False)),
         )
         if weights[0].shape[0] != model.inputs or weights[-1].shape[1] != NUM_ACTIONS:
             raise BotError(f"learned: {path}: the layers do not fit {model.inputs} inputs")
@@ -238,5 +276,5 @@ class LearnedBot(Bot):
         if len(by_index) == 1:
             return next(iter(by_index.values()))
         mask = mask_from_view(view, legal)
-        x = features(encode_view(view)[None], self.preset, len(self.model.presets))
+        x = self.model.features(encode_view(view)[None], self.preset)
         return by_index[int(self.model.best(x, mask[None])[0])]

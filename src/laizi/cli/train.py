@@ -78,6 +78,11 @@ def bc_command(
         None, "--data-seed", help="The seed the data was made with (named in the model card)."
     ),
     threads: int = typer.Option(1, "--threads", min=1, help="CPU threads for torch."),
+    look: bool = typer.Option(
+        True,
+        "--look/--no-look",
+        help="Look-ahead inputs (shanten and useful tiles after each discard, docs/bots.md).",
+    ),
     resume: bool = typer.Option(False, "--resume", help="Continue OUT's checkpoint."),
     as_json: bool = typer.Option(False, "--json", help="Print the model card as JSON."),
     lang: str | None = LangOption,
@@ -109,6 +114,7 @@ def bc_command(
         data_seed=data_seed,
         threads=threads,
         data=[str(Path(p)) for p in data],
+        look=look,
     )
     typer.echo(
         pick(

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from laizi.bots.learned import OBS_INPUTS, VIEW_ONLY_ZEROED, PolicyModel, model_file
+from laizi.bots.learned import OBS_INPUTS, PolicyModel, features, model_file
+from laizi.bots.lookahead import LOOK_INPUTS, lookahead_rows
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
 from laizi.train.data import VALIDATION_EVERY, Decisions, TrainError
 
@@ -68,6 +69,8 @@ class BCConfig:
     data_seed: int | None = None
     threads: int = 1
     data: list[str] = field(default_factory=list)
+    look: bool = True
+    """Give the network the look-ahead planes (:mod:`laizi.bots.lookahead`) as inputs too."""
 
     def identity(self) -> dict[str, Any]:
         """The fields a checkpoint must share to be resumed (``epochs`` may grow)."""
@@ -99,7 +102,9 @@ def build_net(torch: Any, inputs: int, hidden: tuple[int, ...], mean: Any, std: 
     return Net()
 
 
-def to_model(net: Any, game: str, presets: tuple[str, ...], card: dict[str, Any]) -> PolicyModel:
+def to_model(
+    net: Any, game: str, presets: tuple[str, ...], card: dict[str, Any], look: bool = False
+) -> PolicyModel:
     """The numpy model of a torch net (weights transposed to ``(fan_in, fan_out)``)."""
     return PolicyModel(
         game,
@@ -109,19 +114,43 @@ def to_model(net: Any, game: str, presets: tuple[str, ...], card: dict[str, Any]
         [layer.weight.detach().numpy().T.copy() for layer in net.layers],
         [layer.bias.detach().numpy().copy() for layer in net.layers],
         card,
+        look,
     )
 
 
+Progress = Callable[[int, int, str], None]
+"""``progress(done_steps, total_steps, label)``."""
+
+
+def add_lookahead(data: Decisions, progress: Progress | None = None) -> None:
+    """Work out every row's look-ahead inputs once (``data.look``), in chunks, with progress."""
+    if data.look is not None:
+        return
+    look = np.zeros((data.rows, LOOK_INPUTS), np.float32)
+    for start in range(0, data.rows, 2048):
+        part = slice(start, start + 2048)
+        look[part] = lookahead_rows(data.obs[part])
+        if progress is not None:
+            progress(min(start + 2048, data.rows), data.rows, "look-ahead")
+    data.look = look
+
+
+def _width(data: Decisions) -> int:
+    return OBS_INPUTS + (0 if data.look is None else LOOK_INPUTS) + len(data.presets)
+
+
+def _x(data: Decisions, rows: np.ndarray) -> np.ndarray:
+    """The network's inputs for some rows (:func:`laizi.bots.learned.features`)."""
+    obs = data.obs[rows].reshape(len(rows), *OBS_SHAPE)
+    look = None if data.look is None else data.look[rows]
+    return features(obs, data.preset[rows], len(data.presets), look)
+
+
 def _inputs(torch: Any, data: Decisions, rows: np.ndarray) -> tuple[Any, Any, Any]:
-    """Features (the observation, view-only scalars zeroed, then the preset one-hot), masks and
-    labels of some rows, as tensors."""
-    n = len(rows)
-    x = np.zeros((n, OBS_INPUTS + len(data.presets)), np.float32)
-    x[:, :OBS_INPUTS] = data.obs[rows]
-    x[:, list(VIEW_ONLY_ZEROED)] = 0
-    x[np.arange(n), OBS_INPUTS + data.preset[rows]] = 1
+    """Features (the observation, view-only scalars zeroed, the look-ahead planes when used,
+    then the preset one-hot), masks and labels of some rows, as tensors."""
     return (
-        torch.from_numpy(x),
+        torch.from_numpy(_x(data, rows)),
         torch.from_numpy(data.mask[rows].astype(bool)),
         torch.from_numpy(data.action[rows]),
     )
@@ -130,15 +159,12 @@ def _inputs(torch: Any, data: Decisions, rows: np.ndarray) -> tuple[Any, Any, An
 def _normaliser(data: Decisions, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and spread of the training rows' features (spread at least 1: a one-hot column is
     not blown up), in chunks so the observations are never copied whole to float."""
-    width = OBS_INPUTS + len(data.presets)
+    width = _width(data)
     total = np.zeros(width)
     squares = np.zeros(width)
     for start in range(0, len(rows), 16384):
         part = rows[start : start + 16384]
-        x = np.zeros((len(part), width))
-        x[:, :OBS_INPUTS] = data.obs[part]
-        x[:, list(VIEW_ONLY_ZEROED)] = 0
-        x[np.arange(len(part)), OBS_INPUTS + data.preset[part]] = 1
+        x = _x(data, part).astype(np.float64)
         total += x.sum(axis=0)
         squares += (x * x).sum(axis=0)
     n = max(len(rows), 1)
@@ -164,16 +190,12 @@ def _evaluate(torch: Any, net: Any, data: Decisions, rows: np.ndarray) -> tuple[
 def agreement_by_action(model: PolicyModel, data: Decisions, rows: np.ndarray) -> dict[str, Any]:
     """For each kind of action the teacher took (``discard``, ``pung``, ``pass`` …): how many
     rows, and how often the model's argmax is the teacher's action there."""
-    from laizi.bots.learned import features
-
     kinds = np.array([describe_action(a).split(" ")[0] for a in range(NUM_ACTIONS)])
     teacher = kinds[data.action[rows]]
     agree = np.zeros(len(rows), bool)
     for start in range(0, len(rows), 4096):
         part = rows[start : start + 4096]
-        x = features(
-            data.obs[part].reshape(len(part), *OBS_SHAPE), data.preset[part], len(data.presets)
-        )
+        x = _x(data, part)
         agree[start : start + len(part)] = model.best(x, data.mask[part]) == data.action[part]
     return {
         kind: {
@@ -182,10 +204,6 @@ def agreement_by_action(model: PolicyModel, data: Decisions, rows: np.ndarray) -
         }
         for kind in sorted(set(teacher.tolist()))
     }
-
-
-Progress = Callable[[int, int, str], None]
-"""``progress(done_steps, total_steps, label)``."""
 
 
 def train_bc(
@@ -207,9 +225,13 @@ def train_bc(
     held_rows = np.flatnonzero(data.validation)
     if not len(train_rows):
         raise TrainError("--data: every hand is held out for validation: give more hands")
+    if config.look:
+        add_lookahead(data, progress)
+    else:
+        data.look = None
     torch.manual_seed(config.seed)
     mean, std = _normaliser(data, train_rows)
-    net = build_net(torch, OBS_INPUTS + len(data.presets), config.hidden, mean, std)
+    net = build_net(torch, _width(data), config.hidden, mean, std)
     optimiser = torch.optim.Adam(net.parameters(), lr=config.lr)
     history: list[dict[str, Any]] = []
     seconds = 0.0
@@ -274,7 +296,7 @@ def train_bc(
         torch.save(saved_state, out / (CHECKPOINT + ".tmp"))
         (out / (CHECKPOINT + ".tmp")).replace(checkpoint_path)
     card = model_card(data, config, history, seconds, torch.__version__)
-    model = to_model(net, config.game, data.presets, card)
+    model = to_model(net, config.game, data.presets, card, look=config.look)
     card["parameters"] = model.parameters  # the same dict: saved with the weights too
     card["validation_by_action"] = agreement_by_action(model, data, held_rows)
     name = model_file(config.game)
@@ -315,7 +337,9 @@ def model_card(
         "presets": list(data.presets),
         "encoder": "v1",
         "inputs": f"{OBS_INPUTS} observation values (v1, after_kong and win_locked zeroed) + "
-        f"{len(data.presets)} preset one-hot",
+        + (f"{LOOK_INPUTS} look-ahead values + " if config.look else "")
+        + f"{len(data.presets)} preset one-hot",
+        "look": config.look,
         "hidden": list(config.hidden),
         "recipe": config.recipe,
         "data_seed": config.data_seed,

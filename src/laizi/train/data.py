@@ -77,6 +77,8 @@ class Decisions:
     files: list[dict[str, Any]] = field(default_factory=list)
     rows_read: int = 0
     hands: int = 0
+    look: np.ndarray | None = None
+    """The rows' look-ahead inputs (``(n, 204)``), once worked out (``laizi.train.bc``)."""
 
     @property
     def rows(self) -> int:
