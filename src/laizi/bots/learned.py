@@ -24,6 +24,7 @@ import io
 import itertools
 import json
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,9 +181,9 @@ class PolicyModel:
             ) from None
 
     # -- files -----------------------------------------------------------------------------------
-    def save(self, path: Path) -> None:
-        """Write the ``.npz`` (compressed): arrays ``mean``, ``std``, ``w0``…, ``b0``… and a
-        ``meta`` JSON (format, game, presets, the model card) as UTF-8 bytes."""
+    def to_bytes(self) -> bytes:
+        """The ``.npz`` (compressed): arrays ``mean``, ``std``, ``w0``…, ``b0``… and a ``meta``
+        JSON (format, game, presets, look-ahead or not, the model card) as UTF-8 bytes."""
         meta: dict[str, Any] = {"format": FORMAT, "game": self.game, "presets": list(self.presets)}
         meta["look"] = self.look
         meta["card"] = self.card
@@ -193,20 +194,33 @@ class PolicyModel:
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)
-        path.write_bytes(buffer.getvalue())
+        return buffer.getvalue()
+
+    def save(self, path: Path) -> None:
+        """Write the ``.npz`` (:meth:`to_bytes`) to ``path``."""
+        path.write_bytes(self.to_bytes())
 
     @classmethod
     def load(cls, path: Path) -> PolicyModel:
         """Read a ``.npz`` written by :meth:`save`; :class:`BotError` naming what is wrong."""
         try:
-            with np.load(path, allow_pickle=False) as data:
+            blob = Path(path).read_bytes()
+        except OSError as error:
+            raise BotError(f"learned: can't read the model {path}: {error}") from None
+        return cls.from_bytes(blob, str(path))
+
+    @classmethod
+    def from_bytes(cls, blob: bytes, path: str = "<bytes>") -> PolicyModel:
+        """A model from the bytes of a ``.npz`` (:meth:`to_bytes`); ``path`` names it in errors."""
+        try:
+            with np.load(io.BytesIO(blob), allow_pickle=False) as data:
                 meta = json.loads(bytes(data["meta"]).decode())
                 layers = sum(1 for name in data.files if name.startswith("w"))
                 weights = [np.asarray(data[f"w{i}"], np.float32) for i in range(layers)]
                 biases = [np.asarray(data[f"b{i}"], np.float32) for i in range(layers)]
                 mean = np.asarray(data["mean"], np.float32)
                 std = np.asarray(data["std"], np.float32)
-        except (OSError, KeyError, ValueError) as error:
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile) as error:
             raise BotError(f"learned: can't read the model {path}: {error}") from None
         if meta.get("format") != FORMAT:
             raise BotError(f"learned: {path} is format {meta.get('format')}, not {FORMAT}")

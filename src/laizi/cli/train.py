@@ -4,13 +4,15 @@ Stage ``bc`` (behaviour cloning) of the ``learned`` bot's policy (docs/bots.md, 
 fit a small MLP to the decisions of ``laizi export`` Parquet datasets, with fixed seeds, a
 checkpoint after every epoch (``--resume`` continues it) and a progress bar; write the numpy
 weights (``learned-<game>.npz``) and the model card (``.json`` and ``.md``) into ``--out``.
-Needs the optional ``train`` extra (PyTorch); exit 1 with a message without it.  The self-play
-stage is not built yet: there is no ``laizi train selfplay``.
+``laizi train selfplay --model FILE --rules PRESET[,…] --out DIR`` improves a trained policy by
+REINFORCE on duplicate walls (:mod:`laizi.train.selfplay`).  Both need the optional ``train`` extra
+(PyTorch); exit 1 with a message without it.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +25,11 @@ if TYPE_CHECKING:
     from laizi.train.bc import BCConfig
     from laizi.train.data import Decisions
 
-__all__ = ["bc_command", "train_app"]
+__all__ = ["bc_command", "selfplay_command", "train_app"]
 
 train_app = typer.Typer(
-    help="Train the learned bot's policy (stage bc: behaviour cloning from a dataset).",
+    help="Train the learned bot's policy: bc (behaviour cloning from a dataset), then "
+    "selfplay (policy gradient on duplicate walls).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -44,7 +47,8 @@ DataOption = typer.Option(
 
 @train_app.callback()
 def _train() -> None:
-    """Train the learned bot's policy: stage bc (behaviour cloning from laizi export datasets)."""
+    """Train the learned bot's policy: bc (behaviour cloning from laizi export datasets), then
+    selfplay (REINFORCE on duplicate walls)."""
 
 
 def _hidden(text: str) -> tuple[int, ...]:
@@ -142,6 +146,15 @@ def bc_command(
 
 def _run(decisions: Decisions, config: BCConfig, out: Path, resume: bool) -> dict[str, Any]:
     """Train with a rich progress bar on stderr; exit 1 on bad input."""
+    from laizi.train.bc import train_bc
+
+    return _with_bar(
+        lambda progress: train_bc(decisions, config, out, resume=resume, progress=progress)
+    )
+
+
+def _with_bar(work: Callable[[Callable[[int, int, str], None]], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``work(progress)`` under a rich progress bar on stderr; exit 1 on bad input."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -152,7 +165,7 @@ def _run(decisions: Decisions, config: BCConfig, out: Path, resume: bool) -> dic
         TimeRemainingColumn,
     )
 
-    from laizi.train.bc import train_bc
+    from laizi.bots.base import BotError
     from laizi.train.data import TrainError
 
     bar = Progress(
@@ -164,13 +177,98 @@ def _run(decisions: Decisions, config: BCConfig, out: Path, resume: bool) -> dic
         console=Console(file=sys.stderr),
         transient=True,
     )
-    task = bar.add_task("bc", total=None)
+    task = bar.add_task("train", total=None)
 
     def progress(done: int, total: int, label: str) -> None:
         bar.update(task, completed=done, total=total, description=label)
 
     try:
         with bar:
-            return train_bc(decisions, config, out, resume=resume, progress=progress)
-    except TrainError as error:
+            return work(progress)
+    except (TrainError, BotError) as error:
         fail(str(error))
+
+
+@train_app.command("selfplay")
+def selfplay_command(
+    model: str = typer.Option(
+        ..., "--model", metavar="FILE", help="The policy to improve: a learned-<game>.npz."
+    ),
+    rules: str = typer.Option(
+        ...,
+        "--rules",
+        help="The presets to play, comma-separated, one per iteration in turn "
+        "(wuhan-hongzhong-kaikou,wuhan-facai-kaikou).",
+    ),
+    out: str = typer.Option(
+        ..., "--out", metavar="DIR", help="Where weights, card, checkpoint go."
+    ),
+    iterations: int = typer.Option(20, "--iterations", min=1, help="Rounds of play and update."),
+    walls: int = typer.Option(
+        64, "--walls", min=1, help="Walls per iteration (each played four times)."
+    ),
+    lr: float = typer.Option(3e-5, "--lr", min=1e-8, max=1.0, help="Adam's learning rate."),
+    temperature: float = typer.Option(
+        1.0, "--temperature", min=0.05, max=10.0, help="Sampling temperature of the learner."
+    ),
+    entropy: float = typer.Option(0.01, "--entropy", min=0.0, help="Entropy bonus weight."),
+    opponent: str = typer.Option(
+        "best",
+        "--opponent",
+        help="best (the starting policy, frozen) or a bot name (strong, greedy …).",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the walls, the samples, the batches."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes for the play."),
+    threads: int = typer.Option(1, "--threads", min=1, help="CPU threads for torch."),
+    resume: bool = typer.Option(False, "--resume", help="Continue OUT's checkpoint."),
+    as_json: bool = typer.Option(False, "--json", help="Print the model card as JSON."),
+    lang: str | None = LangOption,
+) -> None:
+    """Self-play: improve a policy by REINFORCE on duplicate walls; write weights and card."""
+    language = lang_or_exit(lang)
+    try:
+        from laizi.bots.base import BotError
+        from laizi.bots.learned import PolicyModel
+        from laizi.train.bc import TorchMissing, require_torch
+        from laizi.train.selfplay import SelfPlayConfig, train_selfplay
+    except ImportError as error:  # numpy: a plain install lacks it
+        fail(f"training needs the train extra: pip install 'laizi[train]' ({error})")
+    presets = tuple(p.strip() for p in rules.split(",") if p.strip())
+    if not presets:
+        fail("--rules: name at least one preset")
+    try:
+        require_torch()
+        start = PolicyModel.load(Path(model))
+    except (TorchMissing, BotError) as error:
+        fail(str(error))
+    config = SelfPlayConfig(
+        game=start.game,
+        rules=presets,
+        iterations=iterations,
+        walls=walls,
+        lr=lr,
+        temperature=temperature,
+        entropy=entropy,
+        opponent=opponent,
+        seed=seed,
+        workers=workers,
+        threads=threads,
+    )
+    card = _with_bar(
+        lambda progress: train_selfplay(start, config, Path(out), resume=resume, progress=progress)
+    )
+    if as_json:
+        typer.echo(dumps(card))
+        return
+    last = card["metrics"]
+    typer.echo(
+        pick(
+            language,
+            f"已写入 {out}：{card['selfplay']['iterations']} 轮自我对弈，"
+            f"{card['selfplay']['wall_seconds']} 秒；最后一轮对 {opponent} "
+            f"每局 {last['margin']} 分",
+            f"written to {out}: {card['selfplay']['iterations']} iterations of self-play in "
+            f"{card['selfplay']['wall_seconds']} s; the last one {last['margin']} points per hand "
+            f"against {opponent}",
+        )
+    )
