@@ -196,6 +196,20 @@ def test_a_room_of_bots_plays_the_toy_game(toy: None, tmp_path: Path) -> None:
     assert laizi("verify", str(path)).startswith("ok: 1 hand(s) verified")
 
 
+def test_a_room_of_learned_bots_is_refused_for_a_game_without_a_model(
+    toy: None, tmp_path: Path
+) -> None:
+    # learned plays where a trained model ships (Wuhan, Baishan); a new game has none yet
+    with ServerProcess(tmp_path / "db.sqlite3") as srv:
+        cookie = srv.account_cookie("toyplayer")
+        body = {"rules": "toy", "table": {"players": 0, "bot_level": "learned"}}
+        status, answer = srv.post("/api/rooms", body, cookie)
+        assert status == 400 and answer["params"]["key"] == "table.bot_level"
+        assert "no trained toy model" in answer["error"]
+        status, _ = srv.post("/api/rooms", {**body, "table": {"players": 0}}, cookie)
+        assert status == 201
+
+
 def test_the_environment_plays_the_toy_game(toy: None) -> None:
     env = LaiziAECEnv("toy")
     rng = np.random.default_rng(7)

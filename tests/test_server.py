@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -696,3 +697,20 @@ def test_a_restart_keeps_the_time_bank_and_auto_play(tmp_path: Path, db_url: str
             assert verify(record).ok
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("preset", ["wuhan-hongzhong-kaikou", "baishan"])
+def test_a_table_of_learned_bots_plays_its_match(server: ServerProcess, preset: str) -> None:
+    """The lobby's 神经网络 / Neural network level: the shipped model of the game plays."""
+    fast = {"bot_delay_ms": 0, "between_hands_ms": 0, "claim_window_ms": 0, "hands": 1}
+    cookie = server.account_cookie(f"netfan{preset[:2]}")  # a bots-only room needs an account
+    room = server.create_room(preset, cookie=cookie, players=0, bot_level="learned", **fast)
+    assert room["table"]["bot_level"] == "learned"
+    deadline = time.monotonic() + 60
+    info = room
+    while time.monotonic() < deadline and info["status"] != "over":
+        time.sleep(0.1)
+        info = json.loads(server.get(f"/api/rooms/{room['code']}")[1])
+    assert info["status"] == "over" and sum(info["totals"]) == 0
+    (hand,) = records(server, room["code"])
+    assert hand[-1]["type"] == "end" and verify(hand).ok

@@ -37,8 +37,9 @@ from laizi.server.protocol import (
     decode_client,
 )
 from laizi.server.room import Conn, Room, Seat, new_code
+from laizi.server.seats import bot_player
 from laizi.server.store import Batch, Refusal, RoomRow, Store
-from laizi.server.table import TableSettings
+from laizi.server.table import TableSettings, TableSettingsError
 
 if TYPE_CHECKING:
     from laizi.server.ladder import Ladder
@@ -243,6 +244,7 @@ class Hub:
         rules = Settings.from_json(body.get("rules", "wuhan-hongzhong-kaikou"))
         table = TableSettings.from_json(body.get("table"))
         _playable(rules)
+        _bots_playable(table, rules)
         if owner is not None:
             self.quotas.check_room(owner, table.players == 0)
         return self._open(rules, table, owner or Owner("(server)"), code, "friendly", ())
@@ -462,6 +464,17 @@ def _playable(rules: Settings) -> None:
     from laizi.engine import make_ruleset
 
     make_ruleset(rules)
+
+
+def _bots_playable(table: TableSettings, rules: Settings) -> None:
+    """A bot level that can't sit at this game (``learned`` without a model for it) is refused
+    when the room is made, naming the setting, not when a bot is first needed."""
+    from laizi.bots.base import BotError
+
+    try:
+        bot_player(table.bot_level, rules)
+    except BotError as error:
+        raise TableSettingsError(f"table.bot_level: {error}") from None
 
 
 def hub_of(app: Starlette) -> Hub:

@@ -10,7 +10,7 @@ the client declares no setting itself.
 >>> hands["type"], hands["min"], hands["max"], hands["label"]["en"], s["table"]["defaults"]["hands"]
 ('int', 1, 64, 'Hands in the match', 4)
 >>> [c["value"] for c in s["table"]["fields"][5]["choices"]]
-['random', 'greedy', 'strong', 'expert']
+['random', 'greedy', 'learned', 'strong', 'expert']
 >>> s["words"]["wuhan"]["factors"]["opened"], s["words"]["baishan"]["settlement"]
 ({'zh': '开口', 'en': 'opened'}, 'fans')
 
@@ -56,6 +56,7 @@ TABLE_LABELS: dict[str, tuple[str, str]] = {
 CHOICE_LABELS: dict[str, tuple[str, str]] = {
     "random": ("随机", "Novice (plays at random)"),
     "greedy": ("普通", "Normal"),
+    "learned": ("神经网络", "Neural network"),
     "strong": ("强", "Strong"),
     "expert": ("专家", "Expert"),
 }

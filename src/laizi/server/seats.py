@@ -19,7 +19,7 @@ from laizi.bots.safe import safe_default
 
 __all__ = ["BOT_LEVELS", "bot_player", "safe_default"]
 
-BOT_LEVELS = ("random", "greedy", "strong", "expert")
+BOT_LEVELS = ("random", "greedy", "learned", "strong", "expert")
 """The table setting "bot level": the names of the built-in bots (:mod:`laizi.bots`)."""
 
 

@@ -39,7 +39,7 @@ class TableSettings(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     escape_grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 120.0
     """How long a disconnected player's seat is played by 托管 before the escape rule applies
     (formerly ``grace_seconds``, still accepted)."""
-    bot_level: Literal["random", "greedy", "strong", "expert"] = "greedy"
+    bot_level: Literal["random", "greedy", "learned", "strong", "expert"] = "greedy"
     bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] = 600
     """How long bots (and seats on auto-play) wait before acting, so people can follow."""
     between_hands_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 3000
