@@ -110,7 +110,7 @@ def test_a_live_table_stream_validates(tmp_path: Path) -> None:
         check(message, "HostMessage")
 
 
-@pytest.mark.parametrize("example", ["tile_efficiency.py", "tile_efficiency.js"])
+@pytest.mark.parametrize("example", ["tile_efficiency.py", "tile_efficiency.js", "learned.py"])
 def test_what_the_example_bots_write_validates(example: str, tmp_path: Path) -> None:
     import shlex
     import shutil

@@ -270,3 +270,28 @@ def test_the_bot_is_told_its_seat_only(tmp_path: Path) -> None:
             assert message["legal"] and all("seat" not in a for a in message["legal"])
     prompts = [m for m in seen if m["type"] == "prompt"]
     assert [p["id"] for p in prompts] == list(range(1, len(prompts) + 1))
+
+
+LEARNED_BOT = f"cmd:{sys.executable} {ROOT / 'examples/bots/learned.py'}"
+
+
+def test_the_learned_example_passes_bot_check() -> None:
+    done = run("bot-check", LEARNED_BOT, "--lang", "en")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{CASES} passed, 0 failed" in done.stdout
+
+
+@pytest.mark.parametrize("preset", ["wuhan-hongzhong-kaikou", "baishan"])
+def test_the_learned_example_plays_exactly_as_the_learned_bot(preset: str) -> None:
+    """Over the protocol the trained network makes the same decisions as in the process."""
+    ruleset = make_ruleset(preset)
+    outcomes = []
+    for first in (LEARNED_BOT, "learned"):
+        bots = [make_bot(first, ruleset.settings, 0)]
+        bots += [make_bot("greedy", ruleset.settings, s) for s in range(1, 4)]
+        outcomes.append(play_hand(ruleset, bots, 0, wall_seed(29, 1)))
+        close_all()
+    over_protocol, in_process = outcomes
+    assert over_protocol.payments == in_process.payments
+    assert over_protocol.decisions == in_process.decisions > 0
+    assert (over_protocol.winner, over_protocol.how) == (in_process.winner, in_process.how)
