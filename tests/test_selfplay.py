@@ -8,7 +8,6 @@ and bad input is refused with a message (exit 1).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -53,7 +52,7 @@ def test_a_run_learns_from_its_walls_and_writes_its_card(start, tmp_path):
     assert all(h["walls"] == 4 and h["decisions"] > 0 for h in history)
     assert all(h["margin_ci95"][0] <= h["margin"] <= h["margin_ci95"][1] for h in history)
     assert card["stage"] == "selfplay" and card["look"] is True
-    assert card["start"]["sha256"] == hashlib.sha256(model.to_bytes()).hexdigest()
+    assert card["start"]["fingerprint"] == model.fingerprint()
     assert card["start"]["recipe"] == "none: random weights for a test"
     assert card["selfplay"]["opponent"] == "best" and card["selfplay"]["iterations"] == 2
     trained = PolicyModel.load(tmp_path / "run" / model_file("wuhan"))

@@ -20,6 +20,7 @@ Where the weights come from, first found: the bot's ``model`` argument, the envi
 
 from __future__ import annotations
 
+import hashlib
 import io
 import itertools
 import json
@@ -181,6 +182,14 @@ class PolicyModel:
             ) from None
 
     # -- files -----------------------------------------------------------------------------------
+    def fingerprint(self) -> str:
+        """SHA-256 of what the model computes — its presets, inputs, normaliser, weights and
+        biases — not of its card (a model written again later has the same fingerprint)."""
+        digest = hashlib.sha256(json.dumps([self.game, list(self.presets), self.look]).encode())
+        for array in (self.mean, self.std, *self.weights, *self.biases):
+            digest.update(np.ascontiguousarray(array, np.float32).tobytes())
+        return digest.hexdigest()
+
     def to_bytes(self) -> bytes:
         """The ``.npz`` (compressed): arrays ``mean``, ``std``, ``w0``…, ``b0``… and a ``meta``
         JSON (format, game, presets, look-ahead or not, the model card) as UTF-8 bytes."""

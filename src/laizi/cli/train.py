@@ -11,7 +11,6 @@ REINFORCE on duplicate walls (:mod:`laizi.train.selfplay`).  Both need the optio
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
     from laizi.train.bc import BCConfig
     from laizi.train.data import Decisions
 
-__all__ = ["bc_command", "selfplay_command", "train_app"]
+__all__ = ["bc_command", "recipe_command", "selfplay_command", "train_app"]
 
 train_app = typer.Typer(
     help="Train the learned bot's policy: bc (behaviour cloning from a dataset), then "
@@ -155,35 +154,12 @@ def _run(decisions: Decisions, config: BCConfig, out: Path, resume: bool) -> dic
 
 def _with_bar(work: Callable[[Callable[[int, int, str], None]], dict[str, Any]]) -> dict[str, Any]:
     """Run ``work(progress)`` under a rich progress bar on stderr; exit 1 on bad input."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     from laizi.bots.base import BotError
     from laizi.train.data import TrainError
-
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(file=sys.stderr),
-        transient=True,
-    )
-    task = bar.add_task("train", total=None)
-
-    def progress(done: int, total: int, label: str) -> None:
-        bar.update(task, completed=done, total=total, description=label)
+    from laizi.train.progress import progress_bar
 
     try:
-        with bar:
+        with progress_bar() as progress:
             return work(progress)
     except (TrainError, BotError) as error:
         fail(str(error))
@@ -272,3 +248,50 @@ def selfplay_command(
             f"against {opponent}",
         )
     )
+
+
+@train_app.command("recipe")
+def recipe_command(
+    name: str = typer.Argument(..., help="The training recipe (learned-v2)."),
+    out: str = typer.Option(
+        ..., "--out", metavar="DIR", help="Where records, data, runs and models go."
+    ),
+    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes for the play."),
+    threads: int = typer.Option(1, "--threads", min=1, help="CPU threads for torch."),
+    as_json: bool = typer.Option(False, "--json", help="Print the model cards as JSON."),
+    lang: str | None = LangOption,
+) -> None:
+    """Run a named recipe end to end (teacher self-play, export, bc, self-play); resumable."""
+    language = lang_or_exit(lang)
+    try:
+        from laizi.train.bc import TorchMissing, require_torch
+        from laizi.train.data import TrainError
+        from laizi.train.recipes import find_train_recipe, run_recipe
+    except ImportError as error:  # numpy: a plain install lacks it
+        fail(f"training needs the train extra: pip install 'laizi[train]' ({error})")
+    try:
+        require_torch()
+        recipe = find_train_recipe(name)
+    except (TorchMissing, TrainError) as error:
+        fail(str(error))
+
+    def say(text: str) -> None:
+        typer.echo(text, err=True)
+
+    from laizi.bots.base import BotError
+
+    try:
+        cards = run_recipe(recipe, Path(out), workers=workers, threads=threads, say=say)
+    except (TrainError, BotError) as error:
+        fail(str(error))
+    if as_json:
+        typer.echo(dumps(cards))
+        return
+    for game, card in cards.items():
+        typer.echo(
+            pick(
+                language,
+                f"{game}：{Path(out) / 'models'}（{card['stage']} 阶段）",
+                f"{game}: {Path(out) / 'models'} (stage {card['stage']})",
+            )
+        )

@@ -17,7 +17,6 @@ import datetime
 import itertools
 import json
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from laizi.bots.learned import OBS_INPUTS, PolicyModel, features, model_file
 from laizi.bots.lookahead import LOOK_INPUTS, lookahead_rows
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
 from laizi.train.data import VALIDATION_EVERY, Decisions, TrainError
+from laizi.train.progress import Progress
 
 __all__ = ["CHECKPOINT", "BCConfig", "TorchMissing", "build_net", "require_torch", "train_bc"]
 
@@ -116,10 +116,6 @@ def to_model(
         card,
         look,
     )
-
-
-Progress = Callable[[int, int, str], None]
-"""``progress(done_steps, total_steps, label)``."""
 
 
 def add_lookahead(data: Decisions, progress: Progress | None = None) -> None:

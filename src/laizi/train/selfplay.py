@@ -22,10 +22,9 @@ naming the starting model and every iteration's margin.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -45,6 +44,7 @@ from laizi.sim.stats import mean_ci95
 from laizi.tiles import parse_tile
 from laizi.train.bc import CHECKPOINT, build_net, require_torch, to_model
 from laizi.train.data import TrainError
+from laizi.train.progress import Progress
 
 __all__ = [
     "Rollout",
@@ -57,7 +57,6 @@ __all__ = [
 ]
 
 WALLS_PER_JOB = 4
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass
@@ -78,7 +77,8 @@ class SelfPlayConfig:
     workers: int = 1
     threads: int = 1
     start: str = ""
-    """The starting model's sha256 (filled in by :func:`train_selfplay`)."""
+    """The starting model's fingerprint (:meth:`PolicyModel.fingerprint`, filled in by
+    :func:`train_selfplay`)."""
 
     def identity(self) -> dict[str, Any]:
         own = asdict(self)
@@ -306,7 +306,7 @@ def train_selfplay(
     if checkpoint_path.exists() and not resume:
         raise TrainError(f"--out: {out} holds a checkpoint already: --resume to continue it")
     start_bytes = start.to_bytes()
-    config.start = hashlib.sha256(start_bytes).hexdigest()
+    config.start = start.fingerprint()
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     net = net_from_model(torch, start)
@@ -401,7 +401,7 @@ def _card(
         "inputs": before.get("inputs", ""),
         "hidden": list(start.hidden),
         "start": {
-            "sha256": config.start,
+            "fingerprint": config.start,
             "stage": before.get("stage"),
             "recipe": before.get("recipe"),
             "metrics": before.get("metrics"),
@@ -432,8 +432,8 @@ def _markdown(card: dict[str, Any]) -> str:
         f"- game: {card['game']}; presets (one-hot inputs): {', '.join(card['presets'])}",
         f"- inputs: {card['inputs']}; hidden layers: {card['hidden']}; "
         f"parameters: {card.get('parameters', '?')}",
-        f"- started from: sha256 {card['start']['sha256'][:12]}… (stage {card['start']['stage']}, "
-        f"recipe `{card['start']['recipe']}`)",
+        f"- started from: fingerprint {card['start']['fingerprint'][:12]}… "
+        f"(stage {card['start']['stage']}, recipe `{card['start']['recipe']}`)",
         f"- self-play: {run['iterations']} iterations of {run['walls']} walls ({run['rules']} in "
         f"turn), opponent {run['opponent']}, temperature {run['temperature']}, entropy "
         f"{run['entropy']}, Adam lr {run['lr']}, batch {run['batch']}, seed {run['seed']}; "

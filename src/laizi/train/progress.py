@@ -1,0 +1,43 @@
+"""The training steps' progress bar (rich, on stderr), shared by the commands and the recipes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ["Progress", "progress_bar"]
+
+Progress = Callable[[int, int, str], None]
+"""``progress(done_steps, total_steps, label)``."""
+
+
+@contextmanager
+def progress_bar() -> Iterator[Progress]:
+    """A transient bar on stderr for the duration of the block; yields its update function."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
+
+    bar = Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    )
+    task = bar.add_task("train", total=None)
+
+    def update(done: int, total: int, label: str) -> None:
+        bar.update(task, completed=done, total=total, description=label)
+
+    with bar:
+        yield update
