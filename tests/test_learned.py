@@ -409,9 +409,15 @@ def test_the_shipped_model_loads_with_its_card_and_plays(game, monkeypatch):
     assert path.stat().st_size < 3_000_000  # a few MB at most, both together
     card = model.card
     assert card == json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    assert card["stage"] == "bc" and card["recipe"].startswith("laizi simulate --bots expert@100")
-    assert card["metrics"]["validation_accuracy"] > 0.5
-    assert card["history"][-1]["validation_loss"] < card["history"][0]["validation_loss"]
+    # the recipe learned-v2: bc on expert@100 self-play with the look-ahead inputs, then self-play
+    assert card["recipe"] == "learned-v2" and card["stage"] == "selfplay" and model.look
+    lineage = card["lineage"]
+    assert lineage[0]["stage"] == "bc" and lineage[0]["recipe"].startswith("learned-v2: expert")
+    assert lineage[0]["metrics"]["validation_accuracy"] > 0.7
+    assert [s["stage"] for s in lineage[1:]] == ["selfplay"] * (len(lineage) - 1) != []
+    assert all(s["selfplay"]["opponent"] == "strong" for s in lineage[1:])
+    assert card["data"]["rows_with_a_choice"] > 50_000 and card["data"]["files"]
+    assert len(card["history"]) == card["selfplay"]["iterations"] > 0
     for rules in game_presets(game):
         ruleset = make_ruleset(rules)
         bots = [make_bot("learned" if s == 0 else "greedy", ruleset.settings, s) for s in range(4)]

@@ -40,8 +40,20 @@ def tiny():
 def test_a_recipe_runs_every_step_and_resumes_to_the_same_models(tiny, tmp_path):
     cards = run_recipe(tiny, tmp_path / "run", bars=False)
     assert cards["wuhan"]["stage"] == "selfplay" and cards["baishan"]["stage"] == "bc"
-    assert cards["baishan"]["recipe"].startswith("tiny-test: strong ×4 self-play")
-    assert cards["wuhan"]["start"]["recipe"] == cards["baishan"]["recipe"]
+    assert cards["baishan"]["recipe"] == cards["wuhan"]["recipe"] == "tiny-test"
+    bc, selfplay = cards["wuhan"]["lineage"]
+    assert bc["stage"] == "bc" and bc["recipe"].startswith("tiny-test: strong ×4 self-play")
+    assert selfplay["stage"] == "selfplay" and selfplay["selfplay"]["iterations"] == 1
+    assert [s["stage"] for s in cards["baishan"]["lineage"]] == ["bc"]
+    assert cards["wuhan"]["data"]["rows_per_preset"].keys() == {"wuhan-hongzhong-kaikou"}
+    shipped = PolicyModel.load(tmp_path / "run" / "models" / "learned-wuhan.npz")
+    assert shipped.card == cards["wuhan"]
+    assert (
+        shipped.fingerprint()
+        == PolicyModel.load(
+            tmp_path / "run" / "selfplay-wuhan-0" / "learned-wuhan.npz"
+        ).fingerprint()
+    )
     models = tmp_path / "run" / "models"
     assert sorted(p.name for p in models.iterdir()) == [
         f"learned-{g}.{x}" for g in ("baishan", "wuhan") for x in ("json", "md", "npz")

@@ -44,13 +44,13 @@ from __future__ import annotations
 import numpy as np
 
 from laizi import hand as shapes
+from laizi.tiles import FIRST_HONOR
 
 __all__ = ["LOOK_INPUTS", "LOOK_PLANES", "lookahead", "lookahead_rows"]
 
 LOOK_PLANES = 6
 LOOK_INPUTS = LOOK_PLANES * 34
 _HAND, _MELDS, _DISCARDS, _LAID_OUT, _INDICATOR, _LAIZI, _CLAIM = 0, 2, 6, 10, 14, 15, 18
-_SUIT_KINDS = 27
 
 
 def _unseen(obs: np.ndarray) -> list[int]:
@@ -110,7 +110,7 @@ def lookahead(obs: np.ndarray) -> np.ndarray:
         if after_pung is not None:
             scalars[8] = 1
             scalars[9] = now - after_pung
-    if tile < _SUIT_KINDS and size >= 4:
+    if tile < FIRST_HONOR and size >= 4:
         rank, base = tile % 9, tile - tile % 9
         for slot, low in enumerate((rank, rank - 1, rank - 2)):
             if low < 0 or low > 6:

@@ -9,10 +9,10 @@ run continues its checkpoint.  The models end in ``OUT/models`` (``learned-<game
 to be copied into ``src/laizi/data/models`` to ship them).
 
 >>> recipe = find_train_recipe("learned-v2")
->>> recipe.games()
-('wuhan', 'baishan')
+>>> len(recipe.games()), recipe.teacher
+(2, 'expert@100')
 >>> sum(p.hands for p in recipe.plays if p.preset == "wuhan-hongzhong-kaikou")
-9000
+3000
 """
 
 from __future__ import annotations
@@ -22,10 +22,13 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from laizi.rules.settings import PRESETS
 from laizi.train.data import TrainError
+
+if TYPE_CHECKING:
+    from laizi.bots.learned import PolicyModel
 
 __all__ = [
     "TRAIN_RECIPES",
@@ -118,7 +121,7 @@ _WUHAN_OTHERS = (
 register_train_recipe(
     TrainRecipe(
         name="learned-v2",
-        about="the shipped models of 2026-12-04: expert@100 self-play (Wuhan 红中 开口翻 9,000 "
+        about="the shipped models of 2026-12-04: expert@100 self-play (Wuhan 红中 开口翻 3,000 "
         "hands, the other Wuhan presets 300 each, Baishan 1,500), behaviour cloning with the "
         "look-ahead inputs, then REINFORCE against strong on duplicate walls",
         teacher="expert@100",
@@ -126,12 +129,15 @@ register_train_recipe(
             Play("wuhan-hongzhong-kaikou", 3000, 29),
             *(Play(p, 300, 30 + k) for k, p in enumerate(_WUHAN_OTHERS)),
             Play("baishan", 1500, 35),
-            Play("wuhan-hongzhong-kaikou", 6000, 36),
         ),
-        bc_epochs={"wuhan": 4, "baishan": 4},
+        bc_epochs={"wuhan": 6, "baishan": 6},
         selfplay={
-            "wuhan": (SelfPlaySettings(("wuhan-hongzhong-kaikou",), iterations=240, seed=2),),
-            "baishan": (SelfPlaySettings(("baishan",), iterations=120, seed=3),),
+            "wuhan": (
+                SelfPlaySettings(("wuhan-hongzhong-kaikou",), iterations=40, lr=3e-5, seed=1),
+                SelfPlaySettings(("wuhan-hongzhong-kaikou",), iterations=240, seed=2),
+                SelfPlaySettings(("wuhan-hongzhong-kaikou",), iterations=200, seed=3),
+            ),
+            "baishan": (SelfPlaySettings(("baishan",), iterations=160, seed=4),),
         },
     )
 )
@@ -198,6 +204,7 @@ def run_recipe(
             data=paths,
         )
         current = bc_dir / model_file(game)
+        steps: list[dict[str, Any]] = []
         card = _finished(current, "bc", config.epochs)
         if card is None:
             say(f"behaviour cloning: {game}")
@@ -211,8 +218,14 @@ def run_recipe(
                     progress=progress,
                 )
         for k, stage in enumerate(recipe.selfplay.get(game, ())):
+            steps.append(card)
             stage_dir = out / f"selfplay-{game}-{k}"
-            done = _finished(stage_dir / model_file(game), "selfplay", stage.iterations)
+            done = _finished(
+                stage_dir / model_file(game),
+                "selfplay",
+                stage.iterations,
+                PolicyModel.load(current).fingerprint(),
+            )
             if done is not None:
                 card, current = done, stage_dir / model_file(game)
                 continue
@@ -238,19 +251,111 @@ def run_recipe(
                     progress=progress,
                 )
             current = stage_dir / model_file(game)
-        for suffix in (".npz", ".json", ".md"):
-            name = model_file(game).replace(".npz", suffix)
-            shutil.copyfile(current.parent / name, out / "models" / name)
-        cards[game] = card
+        steps.append(card)
+        cards[game] = ship(PolicyModel.load(current), recipe, steps, out / "models")
     return cards
 
 
-def _finished(path: Path, stage: str, steps: int) -> dict[str, Any] | None:
-    """The card of a step already done (its model written after all its epochs or iterations),
-    else None: a finished step is not run, nor its model written, again."""
+def _finished(
+    path: Path, stage: str, steps: int, start: str | None = None
+) -> dict[str, Any] | None:
+    """The card of a step already done (its model written after all its epochs or iterations,
+    from the model of fingerprint ``start``), else None: a finished step is not run, nor its
+    model written, again."""
     card_path = path.with_suffix(".json")
     if not (path.exists() and card_path.exists()):
         return None
     card: dict[str, Any] = json.loads(card_path.read_text(encoding="utf-8"))
     done = len(card.get("history", [])) - (1 if stage == "bc" else 0)
+    if start is not None and (card.get("start") or {}).get("fingerprint") != start:
+        return None
     return card if card.get("stage") == stage and done == steps else None
+
+
+def ship(
+    model: PolicyModel, recipe: TrainRecipe, steps: list[dict[str, Any]], models: Path
+) -> dict[str, Any]:
+    """Write the recipe's last model to ``models`` with its whole history on its card: the
+    recipe, the data it learnt from, and ``lineage`` — every step (``bc``, each self-play
+    stage) with its settings, time and metrics.  The weights are the last step's, unchanged."""
+    from laizi.bots.learned import model_file
+
+    card = dict(steps[-1])
+    first = steps[0]
+    card["recipe"] = recipe.name
+    card["recipe_about"] = recipe.about
+    card["data"] = first.get("data")
+    card["lineage"] = [_step(step) for step in steps]
+    model.card = card
+    name = model_file(model.game)
+    models.mkdir(parents=True, exist_ok=True)
+    model.save(models / name)
+    (models / name.replace(".npz", ".json")).write_text(
+        json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (models / name.replace(".npz", ".md")).write_text(_markdown(card), encoding="utf-8")
+    return card
+
+
+def _step(card: dict[str, Any]) -> dict[str, Any]:
+    """One step of a model's lineage, for its card."""
+    if card.get("stage") == "bc":
+        return {
+            "stage": "bc",
+            "recipe": card.get("recipe"),
+            "training": card.get("training"),
+            "metrics": card.get("metrics"),
+            "validation_by_action": card.get("validation_by_action"),
+        }
+    margins = [entry["margin"] for entry in card.get("history") or []]
+    window = min(20, len(margins)) or 1
+    return {
+        "stage": card.get("stage"),
+        "start": (card.get("start") or {}).get("fingerprint"),
+        "selfplay": card.get("selfplay"),
+        "margin_first_iterations": round(sum(margins[:window]) / window, 3),
+        "margin_last_iterations": round(sum(margins[-window:]) / window, 3),
+        "iterations_averaged": window,
+    }
+
+
+def _markdown(card: dict[str, Any]) -> str:
+    lines = [
+        f"# Model card: {card['name']} (recipe {card['recipe']})",
+        "",
+        card["recipe_about"],
+        "",
+        f"- game: {card['game']}; presets (one-hot inputs): {', '.join(card['presets'])}",
+        f"- inputs: {card.get('inputs')}; hidden layers: {card.get('hidden')}; "
+        f"parameters: {card.get('parameters', '?')}",
+    ]
+    data = card.get("data") or {}
+    if data:
+        lines.append(
+            f"- data: {data.get('rows_with_a_choice')} decisions with a choice, "
+            f"{data.get('hands')} hands ({data.get('train_rows')} train / "
+            f"{data.get('validation_rows')} validation rows); per preset "
+            f"{data.get('rows_per_preset')}"
+        )
+        lines += [f"  - {f['path']} (sha256 {f['sha256']})" for f in data.get("files", [])]
+    lines += ["", "| step | settings | time (s) | result |", "|---|---|---|---|"]
+    for step in card["lineage"]:
+        if step["stage"] == "bc":
+            t = step["training"] or {}
+            m = step["metrics"] or {}
+            lines.append(
+                f"| bc | {t.get('epochs')} epochs, batch {t.get('batch')}, lr {t.get('lr')}, "
+                f"seed {t.get('seed')} | {t.get('wall_seconds')} | validation loss "
+                f"{m.get('validation_loss')}, accuracy {m.get('validation_accuracy')} |"
+            )
+        else:
+            run = step["selfplay"] or {}
+            lines.append(
+                f"| selfplay | {run.get('iterations')} iterations × {run.get('walls')} walls of "
+                f"{', '.join(run.get('rules', []))} against {run.get('opponent')}, lr "
+                f"{run.get('lr')}, temperature {run.get('temperature')}, seed {run.get('seed')} "
+                f"| {run.get('wall_seconds')} | mean margin of the first and last "
+                f"{step['iterations_averaged']} iterations: {step['margin_first_iterations']} → "
+                f"{step['margin_last_iterations']} |"
+            )
+    return "\n".join(lines) + "\n"
