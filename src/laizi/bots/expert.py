@@ -28,17 +28,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from laizi import hand as shapes
 from laizi.bots.base import register
-from laizi.bots.search import ROUND_HAZARD, Evaluator, public_melds, sample_worlds
+from laizi.bots.search import ROUND_HAZARD, Evaluator, World, public_melds, sample_worlds
 from laizi.bots.strategy import ruleset_for
 from laizi.bots.strong import StrongBot, tile_danger
 from laizi.bots.table import Opponent, SeatTable
 from laizi.engine.actions import CHOW, KONG, PASS, PUNG, WIN, Action
 from laizi.rules.melds import Meld
 from laizi.tiles import format_tile
+
+if TYPE_CHECKING:
+    from laizi.bots.guide import PolicyGuide
 
 __all__ = ["DEFAULT_BUDGET_MS", "ExpertBot", "samples_for"]
 
@@ -65,14 +68,27 @@ POINT_UNITS = 0.3
 """For hands too far to search: units of strong's efficiency score one point of expected loss
 is worth."""
 
+POLICY_HORIZON = 2
+"""Rounds of each play-out in which the other seats throw the learned policy's choice (after them
+they throw their draw): each round costs a policy question per other seat and world."""
+
+POLICY_PRIORS = 2
+"""The learned policy's likeliest discards added to the candidates expert searches."""
+
 UNOPENED = 0.6
 """A hand not yet opened that must still claim before it can win (the ruleset's
 ``must_open_to_win``, Wuhan): its play-outs count this much."""
 
 
-def samples_for(budget_ms: float) -> int:
-    """Sampled worlds for a decision budget (at least 4)."""
-    return max(4, int(budget_ms * SAMPLES_PER_MS))
+POLICY_SAMPLES_PER_MS = 0.16
+"""Sampled worlds per millisecond of budget when the learned policy plays the others in them
+(measured: a world then costs about three times as much, the policy's questions — an observation,
+its look-ahead inputs and a share of a batched network pass — dominating)."""
+
+
+def samples_for(budget_ms: float, policy: bool = False) -> int:
+    """Sampled worlds for a decision budget (at least 4), with the learned policy or without."""
+    return max(4, int(budget_ms * (POLICY_SAMPLES_PER_MS if policy else SAMPLES_PER_MS)))
 
 
 @register("expert")
@@ -88,6 +104,15 @@ class ExpertBot(StrongBot):
     round_hazard = ROUND_HAZARD
     """Chance per round that an opponent who is surely ready ends the hand (scaled by each
     opponent's readiness in the play-outs)."""
+    use_policy = True
+    """Search with the game's learned policy (:mod:`laizi.bots.guide`) when it has one: priors,
+    the other seats' play in the play-outs, worlds weighted by their discards."""
+    policy_horizon = POLICY_HORIZON
+    policy_priors = POLICY_PRIORS
+    policy_weights = True
+    """Weight the sampled worlds by how likely the policy finds the others' latest discards."""
+    policy_play = True
+    """Let the policy play the other seats in the play-outs (else the blind play-outs)."""
 
     def __init__(self, rules: Any, seed: int = 0, budget_ms: float | None = None) -> None:
         super().__init__(rules, seed)
@@ -95,9 +120,10 @@ class ExpertBot(StrongBot):
             if not budget_ms > 0:
                 raise ValueError(f"budget_ms must be positive, not {budget_ms!r}")
             self.budget_ms = float(budget_ms)
-        self.samples = samples_for(self.budget_ms)
         self.work = max(20, int(self.budget_ms * WORK_PER_MS))
         self.ruleset = ruleset_for(rules)
+        self.guide = _guide(rules) if self.use_policy else None
+        self.samples = samples_for(self.budget_ms, self.guide is not None)
         self.last_note: dict[str, str] | None = None
         self._evaluator: Evaluator | None = None
         self._decision = 0
@@ -127,10 +153,30 @@ class ExpertBot(StrongBot):
             worlds = sample_worlds(table, self.samples, rng)
             threat = sum(self.ready_chance(table, o) for o in table.opponents)
             hazard = min(0.9, threat * self.round_hazard)
+            if self.guide is not None:
+                self._guide_worlds(table, worlds)
             self._evaluator = Evaluator(
                 self.ruleset, self.strategy, table, worlds, hazard, self._values, self.work
             )
         return self._evaluator
+
+    def _guide_worlds(self, table: SeatTable, worlds: Sequence[World]) -> None:
+        """The learned policy's part in the worlds: their weights and the others' play."""
+        assert self.guide is not None
+        hands = [w.hands for w in worlds]
+        kept = self.strategy.kept_out(table)
+        if self.policy_weights:
+            weights = self.guide.weights(table, hands, kept)
+            for world, weight in zip(worlds, weights, strict=True):
+                world.weight = weight
+        if not self.policy_play:
+            return
+        rounds = max(1, (table.live + 3) // 4)
+        others = self.guide.play_others(
+            table, self.strategy, hands, [w.wall for w in worlds], rounds, self.policy_horizon
+        )
+        for world, played in zip(worlds, others, strict=True):
+            world.others = played
 
     def ready_chance(self, table: SeatTable, other: Opponent) -> float:
         """How likely ``other`` is ready (0–1): the game's threat estimate."""
@@ -193,6 +239,9 @@ class ExpertBot(StrongBot):
         )
         candidates = [t for t in ranked if after[t] == best][:6]
         candidates += [t for t in ranked if after[t] == best + 1][:2]
+        if self.guide is not None and best <= self.search_shanten:
+            liked = [a.tile for _, a in self.guide.priors(table.view, list(options.values()))]
+            candidates += [t for t in liked if t is not None][: self.policy_priors]
         threatened = any(self.ready_chance(table, o) >= 0.3 for o in table.opponents)
         risks = {t: self.deal_in_cost(table, t, after[t] == 0) for t in options}
         if threatened:
@@ -350,6 +399,15 @@ class ExpertBot(StrongBot):
         throw = max(choices, key=lambda t: (self.prefer(table, t), -t))
         counts[throw] -= 1
         return counts, meld, throw
+
+
+def _guide(rules: Any) -> PolicyGuide | None:
+    """The game's learned policy for the search; None without one (or without numpy)."""
+    try:
+        from laizi.bots.guide import PolicyGuide
+    except ImportError:
+        return None
+    return PolicyGuide.for_rules(rules)
 
 
 def _claim_zh(kind: str) -> str:

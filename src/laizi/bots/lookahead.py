@@ -64,6 +64,16 @@ def _best_after_discard(counts: list[int], wild: int | None) -> int | None:
     return min(after) if after else None
 
 
+def _useful(counts: list[int], wild: int | None, now: int, unseen: list[int]) -> int:
+    """Unseen tiles whose draw lowers the shanten of the 3n+1 hand ``counts`` (``now``, already
+    known): ``laizi.hand.useful_draws`` without working the shanten out again."""
+    return sum(
+        unseen[d]
+        for d, s in enumerate(shapes.shanten_after_draw(counts, wild))
+        if s is not None and s < now
+    )
+
+
 def lookahead(obs: np.ndarray) -> np.ndarray:
     """One ``(22, 34)`` ``v1`` observation → its ``(LOOK_PLANES, 34)`` look-ahead planes."""
     out = np.zeros((LOOK_PLANES, 34), np.float32)
@@ -86,7 +96,7 @@ def lookahead(obs: np.ndarray) -> np.ndarray:
             if s > best + 1:
                 continue
             counts[kind] -= 1
-            out[2, kind] = sum(unseen[d] for d in shapes.useful_draws(counts, wild)) / 10
+            out[2, kind] = _useful(counts, wild, s, unseen) / 10
             if s <= 0:
                 out[3, kind] = sum(unseen[w] for w in shapes.waits_258(counts, wild)) / 4
                 out[4, kind] = sum(unseen[w] for w in shapes.waits(counts, wild)) / 4

@@ -27,7 +27,7 @@ import copy
 import random
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from laizi import hand as shapes
 from laizi.bots.strategy import Strategy
@@ -36,6 +36,9 @@ from laizi.rules.melds import Meld
 from laizi.rules.ruleset import Ruleset
 from laizi.rules.situation import PlayerHand, WinSituation
 from laizi.tiles import EAST, FIRST_HONOR
+
+if TYPE_CHECKING:
+    from laizi.bots.guide import Others
 
 __all__ = ["DISCARDED_WEIGHT", "Evaluator", "World", "public_melds", "sample_worlds"]
 
@@ -51,13 +54,18 @@ brings the hand a step closer, ``"chow"`` also a chow of the left seat's discard
 
 
 class World:
-    """One sample of the hidden tiles: the opponents' hands (by seat) and the wall's order."""
+    """One sample of the hidden tiles: the opponents' hands (by seat) and the wall's order.
 
-    __slots__ = ("hands", "wall")
+    With the learned policy (:mod:`laizi.bots.guide`) a world also carries how the others play it
+    out (``others``) and how likely the policy finds what they have thrown (``weight``)."""
+
+    __slots__ = ("hands", "others", "wall", "weight")
 
     def __init__(self, hands: dict[int, list[int]], wall: list[int]) -> None:
         self.hands = hands
         self.wall = wall
+        self.others: Others | None = None
+        self.weight = 1.0
 
 
 def sample_worlds(table: SeatTable, count: int, rng: random.Random) -> list[World]:
@@ -274,62 +282,90 @@ class Evaluator:
         return step
 
     def value(self, counts: Sequence[int], melds: tuple[Meld, ...] | None = None) -> float:
-        """The mean over the sampled worlds of what the seat wins by playing ``counts`` out."""
+        """The mean over the sampled worlds (weighted by their :attr:`World.weight`) of what the
+        seat wins by playing ``counts`` out."""
         if melds is None:
             melds = self.public[self.table.seat]
         self._left = self.work
         self._use(melds)
-        opened = any(m.is_opening for m in melds)
-        discard_wins = opened or not self.must_open
-        claims = PLAYOUT_CLAIMS
-        rounds = max(1, (self.table.live + 3) // 4)
         total = 0.0
+        weights = 0.0
         start = tuple(counts)
-        survive_step = 1.0 - self.hazard
         for world in self.worlds:
             self.playouts += 1
-            key = start
-            held = melds
-            if held is not self._melds:
-                self._use(held)
-            can_win_discard = discard_wins
-            shanten, draws, wins = self._shape(key)
-            wall = world.wall
-            survive = 1.0
-            position = 0
-            for _ in range(rounds):
-                if position + 4 > len(wall):
-                    break
-                if wins and can_win_discard:
-                    for x in wall[position : position + 3]:
-                        if x in wins:
-                            total += survive * self.win_value(key, held, x, "discard")
-                            break
-                    else:
-                        x = -1
-                    if x >= 0:
-                        break
-                if claims and shanten > 0:
-                    claimed = self._claim_in_playout(key, held, shanten, wall, position, claims)
-                    if claimed is not None:
-                        key, held = claimed
-                        self._use(held)
-                        can_win_discard = True
-                        shanten, draws, wins = self._shape(key)
-                        position += 4
-                        survive *= survive_step
-                        continue
-                drawn = wall[position + 3]
-                position += 4
-                if drawn in wins:
-                    total += survive * self.win_value(key, held, drawn, "self_draw")
-                    break
-                after = draws[drawn]
-                if after is not None and after < shanten:
-                    key = self._keep(key, drawn)
+            weights += world.weight
+            gain = self._play_out(world, start, melds)
+            if gain:
+                total += world.weight * gain
+        return total / weights if weights > 0 else 0.0
+
+    def _play_out(self, world: World, start: tuple[int, ...], melds: tuple[Meld, ...]) -> float:
+        """What the seat wins in one world: its own hand played by the fast policy, the others'
+        discards those of :attr:`World.others` when the world has them (the hand then ends where
+        that world's ends, and on a discard of the seat's that another seat waits on), else the
+        wall's tiles standing in for them with a constant hazard per round."""
+        opened = any(m.is_opening for m in melds)
+        can_win_discard = opened or not self.must_open
+        claims = PLAYOUT_CLAIMS
+        rounds = max(1, (self.table.live + 3) // 4)
+        survive_step = 1.0 - self.hazard
+        key = start
+        held = melds
+        if held is not self._melds:
+            self._use(held)
+        shanten, draws, wins = self._shape(key)
+        wall = world.wall
+        others = world.others
+        survive = 1.0
+        position = 0
+        for r in range(rounds):
+            if position + 4 > len(wall):
+                break
+            seen: Sequence[int]
+            ended = False
+            if others is None:
+                seen = wall[position : position + 3]
+            else:
+                if r >= len(others.shown):
+                    break  # another seat has won
+                seen = others.shown[r]
+                if others.end is not None and others.end[0] == r:
+                    seen = seen[: others.end[1]]
+                    ended = True
+            if wins and can_win_discard:
+                for x in seen:
+                    if x in wins:
+                        return survive * self.win_value(key, held, x, "discard")
+            if ended:
+                break
+            if claims and shanten > 0:
+                claimed = self._claim_in_playout(key, held, shanten, seen, claims)
+                if claimed is not None:
+                    key, held = claimed
+                    self._use(held)
+                    can_win_discard = True
                     shanten, draws, wins = self._shape(key)
+                    position += 4
+                    if others is None or r >= others.horizon:
+                        survive *= survive_step
+                    continue
+            drawn = wall[position + 3]
+            position += 4
+            if drawn in wins:
+                return survive * self.win_value(key, held, drawn, "self_draw")
+            thrown = drawn
+            after = draws[drawn]
+            if after is not None and after < shanten:
+                new = self._keep(key, drawn)
+                if new != key:
+                    thrown = next(t for t in range(34) if key[t] + (t == drawn) > new[t])
+                    key = new
+                    shanten, draws, wins = self._shape(key)
+            if others is None or r >= others.horizon:
                 survive *= survive_step
-        return total / max(1, len(self.worlds))
+            if others is not None and any(thrown in w for w in others.waits[r]):
+                break  # the seat's discard is another's win
+        return 0.0
 
     def _use(self, melds: tuple[Meld, ...]) -> None:
         """Play-outs from here on hold ``melds``: the win constraints see them."""
@@ -348,17 +384,16 @@ class Evaluator:
         key: tuple[int, ...],
         melds: tuple[Meld, ...],
         shanten: int,
-        wall: Sequence[int],
-        position: int,
+        seen: Sequence[int],
         claims: str,
     ) -> tuple[tuple[int, ...], tuple[Meld, ...]] | None:
-        """A claim on one of this round's three discards that brings the hand a step closer:
-        the hand after it and its best throw, and the melds; None when none does."""
+        """A claim on one of this round's discards (``seen``, in seat order after the seat; -1
+        for none) that brings the hand a step closer: the hand after it and its best throw, and
+        the melds; None when none does."""
         left = self.ruleset.chow_source(self.table.seat)  # the seat it may chow from
         chow_index = (left - self.table.seat) % 4 - 1  # its discard among the round's three
-        for index in range(3):
-            x = wall[position + index]
-            if x == self.wild or x in self.kept:
+        for index, x in enumerate(seen):
+            if x < 0 or x == self.wild or x in self.kept:
                 continue
             if key[x] >= 2:
                 meld = Meld("pung", (x, x, x), left)
