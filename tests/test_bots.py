@@ -23,7 +23,7 @@ ALL_PRESETS = sorted(PRESETS)
 
 
 def test_bots_are_named_by_string():
-    assert sorted(BOTS) == ["expert", "greedy", "learned", "random", "strong"]
+    assert sorted(BOTS) == ["expert", "expert-blind", "greedy", "learned", "random", "strong"]
     assert type(make_bot("strong", WUHAN, 3)).__name__ == "StrongBot"
 
 

@@ -79,7 +79,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_expert_recipe_is_fixed_and_sized() -> None:
     recipe = find_recipe("expert-selfplay-v1")
-    assert recipe.bots == ("expert@200",) * 4
+    assert recipe.bots == ("expert-blind@200",) * 4
     assert (recipe.shards, recipe.shard_hands, recipe.hands, recipe.encoder) == (
         80,
         250,

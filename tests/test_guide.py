@@ -182,7 +182,9 @@ def test_the_seats_own_discard_into_a_wait_ends_its_play_out():
         w.others = Others([(junk, junk, junk)] * 4, [waits] * 4, None, horizon=4)
         evaluator = _evaluator([w])
         value = evaluator.value(table.counts)
-        expected = evaluator.win_value(tuple(table.counts), evaluator.public[0], t("1m"), "self_draw")
+        expected = evaluator.win_value(
+            tuple(table.counts), evaluator.public[0], t("1m"), "self_draw"
+        )
         assert value == (expected if won else 0.0)  # it threw the 1z seat 1 waits on
 
 
@@ -199,3 +201,47 @@ def test_expert_searches_with_the_shipped_policy_and_without_a_model_as_before(
     monkeypatch.setenv(ENV_VAR, str(tmp_path))  # a directory without models
     without = make_bot("expert", WUHAN, 1)
     assert isinstance(without, ExpertBot) and without.guide is None and without.samples == 100
+
+
+def test_priors_are_the_learned_bots_probabilities_of_the_legal_actions():
+    from laizi.bots.learned import LearnedBot
+
+    state = _played(bytes([3] * 32), 24)
+    seat = state.to_act()[0]
+    seen, legal = view(state, seat), legal_actions(state, seat)
+    assert len(legal) > 1
+    priors = _guide().priors(seen, legal)
+    assert sorted(map(repr, (a for _, a in priors))) == sorted(map(repr, legal))
+    assert sum(p for p, _ in priors) == pytest.approx(1.0, abs=1e-5)
+    assert [p for p, _ in priors] == sorted((p for p, _ in priors), reverse=True)
+    assert priors[0][1] == LearnedBot(WUHAN, 0).act(seen, legal)  # its argmax is learned's play
+
+
+@pytest.mark.parametrize("rules", ["wuhan-qipi-koukou", "baishan"])
+def test_expert_with_every_part_of_the_policy_plays_whole_hands_alike(monkeypatch, rules):
+    from laizi.sim import play_hand, wall_seed
+
+    monkeypatch.setattr(ExpertBot, "policy_priors", 2)
+    monkeypatch.setattr(ExpertBot, "policy_weights", True)
+    ruleset = make_ruleset(rules)
+
+    def once() -> tuple[Any, ...]:
+        bots = [make_bot("expert" if s == 1 else "strong", ruleset.settings, s) for s in range(4)]
+        out = play_hand(ruleset, bots, 0, wall_seed(9, 2))
+        guide = bots[1].guide
+        assert guide is not None and guide.rows > 0
+        return out.payments, out.decisions, guide.rows
+
+    first = once()
+    assert sum(first[0]) == 0
+    assert once() == first
+
+
+def test_expert_blind_is_the_search_without_the_policy_and_the_recipes_name_it():
+    from laizi.dataset.recipes import find_recipe
+    from laizi.train.recipes import find_train_recipe
+
+    blind = make_bot("expert-blind@100", WUHAN, 3)
+    assert isinstance(blind, ExpertBot) and blind.guide is None and blind.samples == 50
+    assert find_train_recipe("learned-v2").teacher == "expert-blind@100"
+    assert set(find_recipe("expert-selfplay-v1").bots) == {"expert-blind@200"}

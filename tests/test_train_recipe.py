@@ -73,6 +73,6 @@ def test_a_recipe_runs_every_step_and_resumes_to_the_same_models(tiny, tmp_path)
 
 def test_the_shipped_recipe_is_named_and_an_unknown_one_refused(tmp_path):
     recipe = find_train_recipe("learned-v2")
-    assert recipe.games() == ("wuhan", "baishan") and recipe.teacher == "expert@100"
+    assert recipe.games() == ("wuhan", "baishan") and recipe.teacher == "expert-blind@100"
     done = run("train", "recipe", "no-such-recipe", "--out", str(tmp_path))
     assert done.returncode == 1 and "learned-v2" in done.stderr

@@ -2,7 +2,7 @@
 
 >>> from laizi.rules import preset
 >>> sorted(BOTS)
-['expert', 'greedy', 'learned', 'random', 'strong']
+['expert', 'expert-blind', 'greedy', 'learned', 'random', 'strong']
 >>> make_bot("greedy", preset("wuhan-hongzhong-kaikou"), seed=1)
 GreedyBot(seed=1)
 

@@ -43,7 +43,7 @@ from laizi.tiles import format_tile
 if TYPE_CHECKING:
     from laizi.bots.guide import PolicyGuide
 
-__all__ = ["DEFAULT_BUDGET_MS", "ExpertBot", "samples_for"]
+__all__ = ["DEFAULT_BUDGET_MS", "BlindExpertBot", "ExpertBot", "samples_for"]
 
 DEFAULT_BUDGET_MS = 200.0
 """The default time budget of one decision, in milliseconds."""
@@ -72,8 +72,9 @@ POLICY_HORIZON = 2
 """Rounds of each play-out in which the other seats throw the learned policy's choice (after them
 they throw their draw): each round costs a policy question per other seat and world."""
 
-POLICY_PRIORS = 2
-"""The learned policy's likeliest discards added to the candidates expert searches."""
+POLICY_PRIORS = 0
+"""The learned policy's likeliest discards added to the candidates expert searches (0: none —
+two of them, measured on 100 walls, lost points: docs/bots.md)."""
 
 UNOPENED = 0.6
 """A hand not yet opened that must still claim before it can win (the ruleset's
@@ -109,8 +110,9 @@ class ExpertBot(StrongBot):
     the other seats' play in the play-outs, worlds weighted by their discards."""
     policy_horizon = POLICY_HORIZON
     policy_priors = POLICY_PRIORS
-    policy_weights = True
-    """Weight the sampled worlds by how likely the policy finds the others' latest discards."""
+    policy_weights = False
+    """Weight the sampled worlds by how likely the policy finds the others' latest discards (off:
+    measured on 100 walls it lost points even with the slip, docs/bots.md)."""
     policy_play = True
     """Let the policy play the other seats in the play-outs (else the blind play-outs)."""
 
@@ -399,6 +401,16 @@ class ExpertBot(StrongBot):
         throw = max(choices, key=lambda t: (self.prefer(table, t), -t))
         counts[throw] -= 1
         return counts, meld, throw
+
+
+@register("expert-blind")
+class BlindExpertBot(ExpertBot):
+    """``expert``'s search without the learned policy: issue 17's bot, 100 blind worlds at 200
+    ms.  The recipes that were made with it name it (``expert-blind@100`` taught the shipped
+    ``learned`` models, ``expert-blind@200`` plays the ``expert-selfplay-v1`` dataset), so
+    expert's default never changes their data."""
+
+    use_policy = False
 
 
 def _guide(rules: Any) -> PolicyGuide | None:

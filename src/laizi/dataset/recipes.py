@@ -135,8 +135,9 @@ def find_recipe(name: str) -> Recipe:
     return recipe
 
 
-EXPERT = "expert@200"
-"""``expert`` at its default budget, named with it so a later default does not change the data."""
+EXPERT = "expert-blind@200"
+"""``expert`` at its default budget when the recipe was made, and without the learned policy it
+gained later (``expert-blind``): named so that a later default does not change the data."""
 
 register_recipe(
     Recipe(

@@ -10,7 +10,7 @@ to be copied into ``src/laizi/data/models`` to ship them).
 
 >>> recipe = find_train_recipe("learned-v2")
 >>> len(recipe.games()), recipe.teacher
-(2, 'expert@100')
+(2, 'expert-blind@100')
 >>> sum(p.hands for p in recipe.plays if p.preset == "wuhan-hongzhong-kaikou")
 3000
 """
@@ -121,10 +121,10 @@ _WUHAN_OTHERS = (
 register_train_recipe(
     TrainRecipe(
         name="learned-v2",
-        about="the shipped models of 2026-12-04: expert@100 self-play (Wuhan 红中 开口翻 3,000 "
-        "hands, the other Wuhan presets 300 each, Baishan 1,500), behaviour cloning with the "
+        about="the shipped models of 2026-12-04: expert-blind@100 self-play (Wuhan 红中 开口翻 "
+        "3,000 hands, the other Wuhan presets 300 each, Baishan 1,500), behaviour cloning with the "
         "look-ahead inputs, then REINFORCE against strong on duplicate walls",
-        teacher="expert@100",
+        teacher="expert-blind@100",  # expert@100 when the models were made: the blind search
         plays=(
             Play("wuhan-hongzhong-kaikou", 3000, 29),
             *(Play(p, 300, 30 + k) for k, p in enumerate(_WUHAN_OTHERS)),
