@@ -140,8 +140,9 @@ def _guarded(call: Any) -> dict[str, Any]:
 def arena(
     a: str = typer.Argument(
         ...,
-        help="Bot A: random, greedy, strong, expert (expert@MS: its budget), learned (a trained "
-        "policy), module:Class or cmd:COMMAND (bot protocol).",
+        help="Bot A: random, greedy, strong, expert (expert@MS: its budget; expert-blind: its "
+        "search without the learned policy), learned (a trained policy), module:Class or "
+        "cmd:COMMAND (bot protocol).",
     ),
     b: str = typer.Argument(..., help="Bot B, three copies of which A plays against."),
     rules: str = typer.Option("wuhan-hongzhong-kaikou", "--rules", help=RULES_HELP),

@@ -46,7 +46,8 @@ BotsArgument: Any = typer.Argument(
     None,
     metavar="BOT",
     help="Two or more different bots, named as laizi arena names them: random, greedy, "
-    "strong, expert (expert@MS: its budget), module:Class or cmd:COMMAND (bot protocol).",
+    "strong, expert (expert@MS: its budget), expert-blind, learned, module:Class or "
+    "cmd:COMMAND (bot protocol).",
     show_default=False,
 )
 """The bots (a list: a module-level value, as a call in the signature would be one per call)."""
