@@ -41,7 +41,7 @@ from laizi.bots.learned import PolicyModel, load_model
 from laizi.bots.strategy import Strategy
 from laizi.bots.table import SeatTable
 from laizi.engine.actions import Action
-from laizi.env.spaces import DISCARD, OBS_SHAPE
+from laizi.env.spaces import DISCARD, OBS_SHAPE, SCALAR_NAMES
 from laizi.env.table import action_index
 from laizi.env.views import encode_view, mask_from_view
 from laizi.tiles import EAST, parse_tile
@@ -60,7 +60,10 @@ with the slip and :data:`TEMPER` it is about 20 (measured over 20 positions of g
 
 _SEAT_PLANES = (2, 6, 10)
 """First rows of the per-seat plane groups (melds, discards, laid out), four rows each."""
-_SEAT_SCALARS = (7, 11, 15, 19, 23, 27)
+_SEAT_SCALARS = tuple(
+    SCALAR_NAMES.index(f"{group}_0")
+    for group in ("dealer", "turn", "log2_multiplier", "hand_size", "openings", "hidden_kongs")
+)
 """First columns of the per-seat scalar groups (dealer, turn, multiplier, hand size, openings,
 hidden kongs), four columns each."""
 _SCALARS, _READY, _HAND, _DRAWN, _CLAIM = 20, 21, 0, 1, 18
