@@ -86,6 +86,21 @@ def turn_to(obs: np.ndarray, rel: int) -> np.ndarray:
     return out
 
 
+def _its_turn(obs: np.ndarray, rel: int) -> np.ndarray:
+    """``obs`` turned to the seat ``rel`` places after the viewer (:func:`turn_to`) at its own
+    turn: no drawn tile or tile on offer yet, not after a kong, no win passed."""
+    out = turn_to(obs, rel)
+    out[_DRAWN] = 0
+    out[_CLAIM] = 0
+    out[_SCALARS, _PHASES] = 0
+    out[_SCALARS, _TURN_PHASE] = 1
+    out[_SCALARS, _TURN_0 : _TURN_0 + 4] = 0
+    out[_SCALARS, _TURN_0] = 1
+    out[_SCALARS, _AFTER_KONG] = 0
+    out[_SCALARS, _WIN_LOCKED] = 0
+    return out
+
+
 def _softmax_rows(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     z = np.where(mask, logits, -np.inf)
     z = z - z.max(axis=1, keepdims=True)
@@ -177,15 +192,7 @@ class PolicyGuide:
                 continue
             last = other.discards[-1]
             rel = (other.seat - table.seat) % 4
-            base = turn_to(own, rel)
-            base[_DRAWN] = 0
-            base[_CLAIM] = 0
-            base[_SCALARS, _PHASES] = 0
-            base[_SCALARS, _TURN_PHASE] = 1
-            base[_SCALARS, _TURN_0 : _TURN_0 + 4] = 0
-            base[_SCALARS, _TURN_0] = 1
-            base[_SCALARS, _AFTER_KONG] = 0
-            base[_SCALARS, _WIN_LOCKED] = 0
+            base = _its_turn(own, rel)
             if base[6, last] > 0:
                 base[6, last] -= 1  # before it was thrown
             base[_SCALARS, 19] += 1
@@ -219,17 +226,7 @@ class PolicyGuide:
         kept = strategy.kept_out(table)
         tables = [self._table_of(table, seat) for seat in seats]
         own = encode_view(table.view)
-        bases = []
-        for k in range(3):
-            base = turn_to(own, k + 1)
-            base[_CLAIM] = 0
-            base[_SCALARS, _PHASES] = 0
-            base[_SCALARS, _TURN_PHASE] = 1
-            base[_SCALARS, _TURN_0 : _TURN_0 + 4] = 0
-            base[_SCALARS, _TURN_0] = 1
-            base[_SCALARS, _AFTER_KONG] = 0
-            base[_SCALARS, _WIN_LOCKED] = 0
-            bases.append(base)
+        bases = [_its_turn(own, k + 1) for k in range(3)]
         counts = [[_counts(h.get(s, ())) for s in seats] for h in hands]
         waits: list[list[frozenset[int]]] = [
             [self._waits(strategy, tables[k], c[k]) for k in range(3)] for c in counts
