@@ -368,26 +368,9 @@ class _Bar:
         self.recipe, self.shards, self.done = recipe, shards, 0
         self.progress: Any = None
         if show and shards:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+            from laizi.sim.progress import stderr_bar
 
-            self.progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("hands"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=Console(file=sys.stderr),
-                transient=True,
-            )
+            self.progress = stderr_bar("hands")
             self.task = self.progress.add_task(self._label(), total=shards * recipe.shard_hands)
 
     def _label(self) -> str:

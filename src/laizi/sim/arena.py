@@ -204,28 +204,10 @@ class _RunningBar:
     """A rich progress bar on stderr whose label shows the running mean and 95% interval."""
 
     def __init__(self, label: str, walls: int) -> None:
-        import sys
-
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from laizi.sim.progress import stderr_bar
 
         self.label = label
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-            transient=True,
-        )
+        self.progress = stderr_bar()
         self.progress.start()
         self.task = self.progress.add_task(label, total=walls)
 

@@ -35,25 +35,9 @@ def run_jobs(
     total = sum(units(job) for job in jobs)
     bar_context: Any = nullcontext(None)
     if progress is not None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from laizi.sim.progress import stderr_bar
 
-        bar_context = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-            transient=True,
-        )
+        bar_context = stderr_bar()
     with bar_context as bar:
         task = bar.add_task(progress, total=total) if bar is not None else None
         pool = None

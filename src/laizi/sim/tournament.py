@@ -31,7 +31,6 @@ the pairs' correlation.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Sequence
 from fractions import Fraction
@@ -212,25 +211,9 @@ class _Bar:
     finished a slice of walls."""
 
     def __init__(self, total: int) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from laizi.sim.progress import stderr_bar
 
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-            transient=True,
-        )
+        self.progress = stderr_bar()
         self.progress.start()
         self.task = self.progress.add_task("tournament", total=total)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -15,25 +14,9 @@ Progress = Callable[[int, int, str], None]
 @contextmanager
 def progress_bar() -> Iterator[Progress]:
     """A transient bar on stderr for the duration of the block; yields its update function."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.progress import Progress as Bar
+    from laizi.sim.progress import stderr_bar
 
-    bar = Bar(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(file=sys.stderr),
-        transient=True,
-    )
+    bar = stderr_bar()
     task = bar.add_task("train", total=None)
 
     def update(done: int, total: int, label: str) -> None:
