@@ -63,6 +63,23 @@ def table_view(
     return view
 
 
+def opened_view(concealed: str) -> dict[str, Any]:
+    """Seat 0's turn in Wuhan with ``concealed`` in hand after one opening, a pung of 999p from
+    seat 1 (x2 so far); the laizi 9s and no must-gang tiles."""
+    return table_view(
+        concealed,
+        must_gang=(),
+        players={
+            0: {
+                "openings": 1,
+                "multiplier": {"total": 2, "factors": []},
+                "melds": [{"kind": "pung", "tiles": "999p", "from": 1}],
+                "hand_size": 10,
+            }
+        },
+    )
+
+
 def discards_of(view: dict[str, Any], seat: int = 0) -> list[Action]:
     from laizi.tiles import parse_tiles
 

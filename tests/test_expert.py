@@ -24,7 +24,7 @@ from laizi.rules import PRESETS, preset
 from laizi.sim import arena, play_hand, wall_seed
 from laizi.sim.verdict import decided, walls_needed
 from laizi.tiles import parse_tile
-from tests.bot_helpers import discards_of, table_view
+from tests.bot_helpers import discards_of, opened_view, table_view
 from tests.cli_helpers import ANSI, read_until, spawn_in_pty
 from tests.engine_helpers import apply_json, deal_json, hidden_shuffled
 
@@ -315,18 +315,7 @@ def _claim_world() -> tuple[Any, Any, Any]:
     the seat's own draws are all 9m, which help nothing."""
     from laizi.bots.search import Evaluator, World
 
-    seen = table_view(
-        "24m456p78s55s1z",
-        must_gang=(),
-        players={
-            0: {
-                "openings": 1,
-                "multiplier": {"total": 2, "factors": []},
-                "melds": [{"kind": "pung", "tiles": "999p", "from": 1}],
-                "hand_size": 10,
-            }
-        },
-    )
+    seen = opened_view("24m456p78s55s1z")
     table = SeatTable(seen)
     junk = parse_tile("9m")
     wall = [junk, junk, parse_tile("3m"), junk, junk, junk, parse_tile("6s"), junk] + [junk] * 8

@@ -17,7 +17,7 @@ from laizi.engine import legal_actions, make_ruleset, view
 from laizi.env.views import encode_view
 from laizi.rules import preset
 from laizi.tiles import parse_tile, parse_tiles
-from tests.bot_helpers import table_view
+from tests.bot_helpers import opened_view, table_view
 from tests.engine_helpers import apply_json, deal_json
 
 WUHAN = preset("wuhan-hongzhong-kaikou")
@@ -65,20 +65,7 @@ def test_an_observation_turned_to_another_seat_is_that_seats_public_part():
 def _ready_table() -> SeatTable:
     """Seat 0 (opened with 999p) holds 23m456p678s55s, ready on 1m and 4m; no must-gang tiles,
     the laizi 9s."""
-    return SeatTable(
-        table_view(
-            "23m456p678s55s",
-            must_gang=(),
-            players={
-                0: {
-                    "openings": 1,
-                    "multiplier": {"total": 2, "factors": []},
-                    "melds": [{"kind": "pung", "tiles": "999p", "from": 1}],
-                    "hand_size": 10,
-                }
-            },
-        )
-    )
+    return SeatTable(opened_view("23m456p678s55s"))
 
 
 def test_without_policy_rounds_the_others_throw_their_draws_and_win_on_their_waits():
