@@ -165,7 +165,11 @@ def test_a_hands_bot_notes_are_answered_by_any_process(
         [other] = [n for n in cluster.nodes if n.port != owner]
         assert owner is not None
         deadline = time.monotonic() + 90
-        while json.loads(get(owner, f"/api/rooms/{code}")[1])["status"] != "over":
+        while True:
+            status, info = get(owner, f"/api/rooms/{code}")
+            assert status == 200, (status, info)  # failed once in CI on a loaded machine, unseen
+            if json.loads(info)["status"] == "over":
+                break
             assert time.monotonic() < deadline, "the bots did not finish their hand"
             time.sleep(0.2)
         status, here = get(owner, f"/api/rooms/{code}/hands/0/notes")
