@@ -8,11 +8,14 @@ import asyncio
 import json
 import signal
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pytest
 import websockets
 from typer.testing import CliRunner
 
@@ -180,3 +183,29 @@ def test_a_hands_bot_notes_are_answered_by_any_process(
         assert status == 200 and json.loads(there)["notes"] == notes
         status, body = get(other.port, "/api/rooms/NOSUCH/hands/0/notes")
         assert status == 200 and json.loads(body) == {"notes": []}
+
+
+def test_a_room_whose_owner_does_not_answer_is_busy_not_missing(
+    tmp_path: Path, pg_url: str, redis_server: str
+) -> None:
+    """Asked of another process while the room's owner does not answer (stopped, its lease not
+    yet run out), a question about the room is ``503 busy`` with ``Retry-After`` — not ``404 no
+    such room``, which tells a client to give up on a room that exists (what broke the notes test
+    once on a loaded machine: the owner too busy to answer the forward in time)."""
+    with Cluster(tmp_path, pg_url, redis_server, 2, ("--lease-ms", "30000")) as cluster:
+        a, b = cluster.nodes
+        code = create_room(a.port, **FAST_TABLE, players=4)["code"]  # waits for its people
+        assert cluster.owner_port(code) == a.port
+        assert a.proc is not None
+        a.proc.send_signal(signal.SIGSTOP)
+        try:
+            request = urllib.request.Request(f"http://127.0.0.1:{b.port}/api/rooms/{code}")
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=60)  # the forward gives up after 10 s
+        finally:
+            a.proc.send_signal(signal.SIGCONT)
+        assert refused.value.code == 503
+        assert refused.value.headers["Retry-After"] == "1"
+        assert json.loads(refused.value.read())["code"] == "busy"
+        status, body = get(b.port, f"/api/rooms/{code}")  # awake again: the owner answers
+        assert status == 200 and json.loads(body)["code"] == code

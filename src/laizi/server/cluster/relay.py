@@ -397,7 +397,10 @@ async def _at_owner(
 ) -> Response:
     """A route about one room (``{code}``) answered by the room's owner, wherever it is:
     ``here(room)`` when this process holds it, else the owner's answer; ``missing()`` when no
-    process holds it (or one forwarded here for a room not here any more)."""
+    process holds it (or one forwarded here for a room not here any more).  An owner that does
+    not answer (busy past the forward's timeout, or stopped before its lease runs out) is
+    ``503 busy`` with ``Retry-After``: the room exists, and "no such room" would tell a client
+    to give up on it."""
     hub = hub_of(request.app)
     cluster: Cluster = hub.cluster
     code = request.path_params["code"].upper()
@@ -412,8 +415,9 @@ async def _at_owner(
             return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
         if owner is not None and owner[0] != cluster.node:
             answer = await _forward_http(cluster, request, owner[1], None)
-            if answer is not None:
-                return answer
+            if answer is None:
+                return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
+            return answer
     return missing()
 
 
