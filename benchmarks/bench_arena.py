@@ -12,7 +12,9 @@ A's win and deal-in rates
 ``hands_per_s_<bot>_<preset>``  hands per second of four copies of the bot (one process)
 
 The documented run (docs/bots.md) is ``--walls 2000 --workers 2 --seed 2026``; CI runs
-``--walls 2`` as a smoke test.  The last line of ``--json`` is one JSON object.
+``--walls 2`` as a smoke test.  The last line of ``--json`` is one JSON object.  ``--save DIR``
+keeps every pairing's finished walls (``laizi.sim.arena``'s ``save``): a run of hours stopped
+half-way is run again with the same command and plays only the walls it had not finished.
 """
 
 from __future__ import annotations
@@ -104,6 +106,13 @@ def main() -> None:
         default=None,
         help="expert's time budget per decision in ms (default: the bot's own, 200)",
     )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep each pairing's finished walls in DIR/RULES-A-B; run again to play only the rest",
+    )
     args = parser.parse_args()
     presets = [p for p in ALL_PRESETS if not args.only or p in args.only.split(",")]
     expert = "expert" if args.budget_ms is None else f"expert@{args.budget_ms:g}"
@@ -120,6 +129,7 @@ def main() -> None:
             seed=args.seed,
             workers=args.workers,
             progress=not args.json,
+            save=None if args.save is None else args.save / f"{rules}-{a}-{b}",
         )
         key = f"{rules}:{a}-{b}"
         figures[key] = {

@@ -26,3 +26,15 @@ def test_bench_arena_smoke():
         assert isinstance(entry["decided"], bool) and "walls_needed" in entry
         # expert's decision times on every preset, not only the two with self-play figures
         assert 0 < figures[f"expert_ms_p50_{rules}"] <= figures[f"expert_ms_p99_{rules}"]
+
+
+def test_bench_arena_saves_and_resumes_its_walls(tmp_path):
+    """``--save DIR``: the second run of the same command plays nothing and reports the same."""
+    args = ("--walls", "2", "--speed-hands", "0", "--pairings", "greedy-random")
+    args += ("--only", "baishan", "--save", str(tmp_path))
+    first = run_bench("bench_arena.py", *args)["baishan:greedy-random"]
+    saved = tmp_path / "baishan-greedy-random"
+    assert sorted(p.name for p in saved.iterdir()) == ["arena.json", "walls-000000.json"]
+    again = run_bench("bench_arena.py", *args)["baishan:greedy-random"]
+    assert again["diff_mean"] == first["diff_mean"] and again["diff_ci95"] == first["diff_ci95"]
+    assert again["hands_per_s"] == 0  # nothing played

@@ -14,6 +14,12 @@ The walls derive from the run seed alone, so they are exactly as secret as the r
 that can guess it (this function's default 0, any small number) knows every wall; ``laizi arena``
 without ``--seed`` draws a secret 63-bit one and reports it (docs/bot-protocol.md).
 
+A long run can keep its finished walls in a folder (``save``): each slice of walls is written
+when it is done, and the same arena run again with the same folder plays only the walls not yet
+there — a run of hours survives a stopped session.  The folder is for one arena (its bots, rules
+and seed are written in it and checked) and one version of the bots' code: a change to a bot
+between the parts would mix two bots in one figure, which nothing here can see.
+
 >>> report = arena("greedy", "random", "wuhan-hongzhong-kaikou", walls=2, seed=1)
 >>> report["hands"], len(report["diff_ci95"])
 (2, 2)
@@ -21,9 +27,11 @@ without ``--seed`` draws a secret 63-bit one and reports it (docs/bot-protocol.m
 
 from __future__ import annotations
 
+import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from laizi.bots.base import make_bot
@@ -168,36 +176,117 @@ def arena(
     progress: bool = False,
     ray: str | None = None,
     ray_workers: int | None = None,
+    save: Path | None = None,
 ) -> dict[str, Any]:
     """Play ``walls`` walls four times each; the report (INTERFACES.md keys and more).
 
     ``ray``: spread the walls over a Ray cluster (its address, or ``"local"`` for a local one)
-    with ``ray_workers`` actors; the report is the same as in one process.
+    with ``ray_workers`` actors; the report is the same as in one process.  ``save``: a folder
+    that keeps the finished walls, so that the same arena run again plays only the rest
+    (ValueError if it holds another arena's walls).  ``seconds`` and ``hands_per_s`` are this
+    run's: of the walls it played.
     """
     settings = make_ruleset(rules).settings
     for name in (a, b):
         make_bot(name, settings, 0)  # fail early on a bad name
     jobs = arena_jobs(a, b, rules, seed, walls)
+    done = {} if save is None else _saved_parts(save, a, b, settings.preset, seed)
+    todo = [job for job in jobs if job.walls not in done]
     started = time.perf_counter()
-    tally = ArenaTally()
+    running: list[Fraction] = [d for job in jobs if job.walls in done for d in done[job.walls][0]]
     bar = _RunningBar(f"{a} vs {b}", walls) if progress else None
     try:
-        for part in run_jobs(
+        if bar is not None:
+            bar.update(running)
+        parts = run_jobs(
             play_walls,
-            jobs,
+            todo,
             workers=workers,
             units=lambda job: len(job.walls),
             ray=ray,
             ray_workers=ray_workers,
-        ):
-            tally.add(part)
+        )
+        for job, part in zip(todo, parts, strict=True):
+            done[job.walls] = part
+            if save is not None:
+                _save_part(save, job.walls, part)
+            running += part[0]
             if bar is not None:
-                bar.update(tally.diffs)
+                bar.update(running)
     finally:
         if bar is not None:
             bar.close()
     seconds = max(time.perf_counter() - started, 1e-9)
-    return tally.report(a, b, settings.preset, seed, seconds)
+    tally = ArenaTally()
+    for job in jobs:
+        tally.add(done[job.walls])
+    report = tally.report(a, b, settings.preset, seed, seconds)
+    played = sum(len(job.walls) for job in todo)
+    report["hands_per_s"] = 4 * played / seconds
+    return report
+
+
+_RUN_FILE = "arena.json"
+
+
+def _saved_parts(
+    save: Path, a: str, b: str, preset: str, seed: int
+) -> dict[tuple[int, ...], WallsPlayed]:
+    """The walls already played into ``save`` (made if missing) by this arena."""
+    run = {"a": a, "b": b, "rules": preset, "seed": seed, "chunk": CHUNK}
+    save.mkdir(parents=True, exist_ok=True)
+    marker = save / _RUN_FILE
+    if not marker.exists():
+        marker.write_text(json.dumps(run, indent=1) + "\n")
+        return {}
+    try:
+        found = json.loads(marker.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{marker}: not an arena's folder ({error})") from None
+    if found != run:
+        raise ValueError(f"{save} holds the walls of another arena: {found}, not {run}")
+    parts: dict[tuple[int, ...], WallsPlayed] = {}
+    for path in sorted(save.glob("walls-*.json")):
+        try:
+            walls, part = _part_of(json.loads(path.read_text()))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}: not a slice of walls ({error})") from None
+        parts[walls] = part
+    return parts
+
+
+def _save_part(save: Path, walls: tuple[int, ...], part: WallsPlayed) -> None:
+    diffs, a_stats, b_stats, drawn, decisions = part
+    body = {
+        "walls": list(walls),
+        "diffs": [str(d) for d in diffs],
+        "a_stats": _stats_json(a_stats),
+        "b_stats": _stats_json(b_stats),
+        "drawn": drawn,
+        "decisions": decisions,
+    }
+    path = save / f"walls-{walls[0]:06d}.json"
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(body) + "\n")
+    partial.replace(path)  # a stopped run never leaves half a slice
+
+
+def _stats_json(stats: SeatStats) -> dict[str, Any]:
+    out = asdict(stats)
+    out["points"] = str(stats.points)
+    return out
+
+
+def _part_of(body: dict[str, Any]) -> tuple[tuple[int, ...], WallsPlayed]:
+    def stats(raw: dict[str, Any]) -> SeatStats:
+        return SeatStats(**{**raw, "points": Fraction(raw["points"])})
+
+    diffs = [Fraction(d) for d in body["diffs"]]
+    walls = tuple(int(w) for w in body["walls"])
+    if len(diffs) != len(walls):
+        raise ValueError("one difference per wall")
+    part = (diffs, stats(body["a_stats"]), stats(body["b_stats"]), body["drawn"], body["decisions"])
+    return walls, part
 
 
 class _RunningBar:
