@@ -121,16 +121,19 @@ def main() -> None:
     for rules, a, b in pairings(args.pairings):
         if rules not in presets:
             continue
-        report = arena(
-            expert if a == "expert" else a,
-            b,
-            rules,
-            walls=args.walls,
-            seed=args.seed,
-            workers=args.workers,
-            progress=not args.json,
-            save=None if args.save is None else args.save / f"{rules}-{a}-{b}",
-        )
+        try:
+            report = arena(
+                expert if a == "expert" else a,
+                b,
+                rules,
+                walls=args.walls,
+                seed=args.seed,
+                workers=args.workers,
+                progress=not args.json,
+                save=None if args.save is None else args.save / f"{rules}-{a}-{b}",
+            )
+        except ValueError as error:  # --save: another arena's folder, a damaged slice
+            parser.exit(2, f"bench_arena.py: {error}\n")
         key = f"{rules}:{a}-{b}"
         figures[key] = {
             "diff_mean": report["diff_mean"],

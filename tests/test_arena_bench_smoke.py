@@ -1,5 +1,9 @@
 """CI's short run of the arena benchmark (the documented long run is in docs/bots.md)."""
 
+import subprocess
+
+import pytest
+
 from tests.bench_helpers import run_bench
 
 
@@ -38,3 +42,15 @@ def test_bench_arena_saves_and_resumes_its_walls(tmp_path):
     again = run_bench("bench_arena.py", *args)["baishan:greedy-random"]
     assert again["diff_mean"] == first["diff_mean"] and again["diff_ci95"] == first["diff_ci95"]
     assert again["hands_per_s"] == 0  # nothing played
+
+
+def test_bench_arena_names_a_folder_of_another_arena(tmp_path):
+    saved = tmp_path / "baishan-greedy-random"
+    saved.mkdir()
+    (saved / "arena.json").write_text('{"a": "strong"}')
+    args = ("--walls", "2", "--speed-hands", "0", "--pairings", "greedy-random")
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        run_bench("bench_arena.py", *args, "--only", "baishan", "--save", str(tmp_path))
+    assert failed.value.returncode == 2
+    assert "holds the walls of another arena" in failed.value.stderr
+    assert "Traceback" not in failed.value.stderr
