@@ -340,13 +340,18 @@ async def create_room(request: Request) -> Response:
         return await _create_room(request, hub, cluster, raw)
     except RedisError as error:
         log.warning("a room could not be made: Redis did not answer (%s)", error)
-        return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
+        return _busy()
 
 
 BUSY = {
     "error": "服务器忙，请稍后再试 / the server is busy; try again soon",
     "code": "busy",
 }
+
+
+def _busy() -> JSONResponse:
+    """``503 busy``, to be tried again in a second (Redis or the room's owner did not answer)."""
+    return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
 
 
 async def _create_room(request: Request, hub: Hub, cluster: Cluster, raw: bytes) -> Response:
@@ -412,11 +417,11 @@ async def _at_owner(
             owner = await cluster.owner_of_live(code)
         except RedisError as error:
             log.warning("room %s: Redis did not answer (%s)", code, error)
-            return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
+            return _busy()
         if owner is not None and owner[0] != cluster.node:
             answer = await _forward_http(cluster, request, owner[1], None)
             if answer is None:
-                return JSONResponse(BUSY, 503, headers={"Retry-After": "1"})
+                return _busy()
             return answer
     return missing()
 
