@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -136,6 +137,16 @@ def _guarded(call: Any) -> dict[str, Any]:
         fail(f"{getattr(error, 'filename', None) or ''}: {error.strerror or error}")
 
 
+SaveOption = typer.Option(
+    None,
+    "--save",
+    metavar="DIR",
+    help="A folder that keeps every finished slice of walls: the same command run again "
+    "(same bots, rules and --seed) plays only the walls still missing.",
+    show_default=False,
+)
+
+
 @app.command("arena", cls=RayCommand)
 def arena(
     a: str = typer.Argument(
@@ -155,6 +166,7 @@ def arena(
     seed: int | None = typer.Option(None, "--seed", help=SEED_HELP, show_default=False),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    save: Path | None = SaveOption,
     lang: str | None = LangOption,
     ray: str | None = RayOption,
 ) -> None:
@@ -175,6 +187,7 @@ def arena(
             progress=True,
             ray=ray,
             ray_workers=ray_workers(workers),
+            save=save,
         )
     )
     if as_json:
