@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime
 import itertools
-import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,15 +22,21 @@ from typing import Any
 
 import numpy as np
 
-from laizi.bots.learned import OBS_INPUTS, PolicyModel, features, model_file
+from laizi.bots.learned import OBS_INPUTS, PolicyModel, features
 from laizi.bots.lookahead import LOOK_INPUTS, lookahead_rows
 from laizi.env.spaces import NUM_ACTIONS, OBS_SHAPE, describe_action
+from laizi.train.checkpoint import (
+    CHECKPOINT,
+    checkpoint_path,
+    load_checkpoint,
+    save_checkpoint,
+    write_model,
+)
 from laizi.train.data import VALIDATION_EVERY, Decisions, TrainError
 from laizi.train.progress import Progress
 
 __all__ = ["CHECKPOINT", "BCConfig", "TorchMissing", "build_net", "require_torch", "train_bc"]
 
-CHECKPOINT = "checkpoint.pt"
 TORCH_PIN = "2.13.0"
 """The torch of the ``train`` extra (pyproject.toml): its CPU wheel."""
 
@@ -212,10 +217,7 @@ def train_bc(
 ) -> dict[str, Any]:
     """Train (or resume), write the weights and the model card into ``out``; the card."""
     torch = require_torch()
-    out.mkdir(parents=True, exist_ok=True)
-    checkpoint_path = out / CHECKPOINT
-    if checkpoint_path.exists() and not resume:
-        raise TrainError(f"--out: {out} holds a checkpoint already: --resume to continue it")
+    path = checkpoint_path(out, resume)
     torch.set_num_threads(config.threads)
     train_rows = np.flatnonzero(~data.validation)
     held_rows = np.flatnonzero(data.validation)
@@ -229,28 +231,17 @@ def train_bc(
     mean, std = _normaliser(data, train_rows)
     net = build_net(torch, _width(data), config.hidden, mean, std)
     optimiser = torch.optim.Adam(net.parameters(), lr=config.lr)
-    history: list[dict[str, Any]] = []
-    seconds = 0.0
-    first_epoch = 1
-    if resume and checkpoint_path.exists():
-        saved = torch.load(checkpoint_path, weights_only=True)
-        identity = json.loads(saved["identity"])
-        if identity != json.loads(json.dumps(config.identity())):
-            raise TrainError(
-                f"--resume: {checkpoint_path} was made with other settings or data: {identity}"
-            )
-        net.load_state_dict(saved["net"])
-        optimiser.load_state_dict(saved["optimiser"])
-        history = json.loads(saved["history"])
-        seconds = float(saved["seconds"])
-        first_epoch = int(saved["epoch"]) + 1
+    run = load_checkpoint(
+        torch, path, config.identity(), net, optimiser, step="epoch", made_from="data"
+    )
+    history = run.history
     if not history:
         loss, accuracy = _evaluate(torch, net, data, train_rows)
         val_loss, val_accuracy = _evaluate(torch, net, data, held_rows)
         history.append(_epoch_entry(0, loss, accuracy, val_loss, val_accuracy, 0.0))
     steps_per_epoch = -(-len(train_rows) // config.batch)
     total = steps_per_epoch * config.epochs
-    for epoch in range(first_epoch, config.epochs + 1):
+    for epoch in range(run.step + 1, config.epochs + 1):
         started = time.perf_counter()
         order = np.random.default_rng([config.seed, epoch]).permutation(train_rows)
         loss_sum = correct = 0.0
@@ -270,7 +261,8 @@ def train_bc(
                 progress(done, total, f"epoch {epoch}/{config.epochs} loss {loss.item():.3f}")
         val_loss, val_accuracy = _evaluate(torch, net, data, held_rows)
         spent = time.perf_counter() - started
-        seconds += spent
+        run.seconds += spent
+        run.step = epoch
         history.append(
             _epoch_entry(
                 epoch,
@@ -281,26 +273,12 @@ def train_bc(
                 spent,
             )
         )
-        saved_state = {
-            "identity": json.dumps(config.identity()),
-            "net": net.state_dict(),
-            "optimiser": optimiser.state_dict(),
-            "history": json.dumps(history),
-            "seconds": seconds,
-            "epoch": epoch,
-        }
-        torch.save(saved_state, out / (CHECKPOINT + ".tmp"))
-        (out / (CHECKPOINT + ".tmp")).replace(checkpoint_path)
-    card = model_card(data, config, history, seconds, torch.__version__)
+        save_checkpoint(torch, path, config.identity(), net, optimiser, run, step="epoch")
+    card = model_card(data, config, history, run.seconds, torch.__version__)
     model = to_model(net, config.game, data.presets, card, look=config.look)
     card["parameters"] = model.parameters  # the same dict: saved with the weights too
     card["validation_by_action"] = agreement_by_action(model, data, held_rows)
-    name = model_file(config.game)
-    model.save(out / name)
-    (out / name.replace(".npz", ".json")).write_text(
-        json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    (out / name.replace(".npz", ".md")).write_text(card_markdown(card), encoding="utf-8")
+    write_model(out, model, card, card_markdown(card))
     return card
 
 

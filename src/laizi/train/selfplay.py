@@ -22,7 +22,6 @@ naming the starting model and every iteration's margin.
 from __future__ import annotations
 
 import datetime
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -33,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from laizi.bots.base import Bot, make_bot
-from laizi.bots.learned import PolicyModel, model_file
+from laizi.bots.learned import PolicyModel
 from laizi.engine import make_ruleset
 from laizi.engine.actions import Action
 from laizi.env.table import action_index
@@ -42,7 +41,8 @@ from laizi.sim.hand import derive_seed, play_hand, wall_seed
 from laizi.sim.run import run_jobs
 from laizi.sim.stats import mean_ci95
 from laizi.tiles import parse_tile
-from laizi.train.bc import CHECKPOINT, build_net, require_torch, to_model
+from laizi.train.bc import build_net, require_torch, to_model
+from laizi.train.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint, write_model
 from laizi.train.data import TrainError
 from laizi.train.progress import Progress
 
@@ -301,33 +301,18 @@ def train_selfplay(
     if config.opponent != "best":
         make_bot(config.opponent, make_ruleset(config.rules[0]).settings, 0)  # a known bot?
     torch = require_torch()
-    out.mkdir(parents=True, exist_ok=True)
-    checkpoint_path = out / CHECKPOINT
-    if checkpoint_path.exists() and not resume:
-        raise TrainError(f"--out: {out} holds a checkpoint already: --resume to continue it")
+    path = checkpoint_path(out, resume)
     start_bytes = start.to_bytes()
     config.start = start.fingerprint()
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     net = net_from_model(torch, start)
     optimiser = torch.optim.Adam(net.parameters(), lr=config.lr)
-    history: list[dict[str, Any]] = []
-    seconds = 0.0
-    first = 1
-    if resume and checkpoint_path.exists():
-        saved = torch.load(checkpoint_path, weights_only=True)
-        identity = json.loads(saved["identity"])
-        if identity != json.loads(json.dumps(config.identity())):
-            raise TrainError(
-                f"--resume: {checkpoint_path} was made with other settings or model: {identity}"
-            )
-        net.load_state_dict(saved["net"])
-        optimiser.load_state_dict(saved["optimiser"])
-        history = json.loads(saved["history"])
-        seconds = float(saved["seconds"])
-        first = int(saved["iteration"]) + 1
+    run = load_checkpoint(
+        torch, path, config.identity(), net, optimiser, step="iteration", made_from="model"
+    )
     opponent: bytes | str = start_bytes if config.opponent == "best" else config.opponent
-    for iteration in range(first, config.iterations + 1):
+    for iteration in range(run.step + 1, config.iterations + 1):
         started = time.perf_counter()
         learner = to_model(net, start.game, start.presets, {}, look=start.look).to_bytes()
         jobs = _jobs(learner, opponent, config, iteration)
@@ -344,8 +329,8 @@ def train_selfplay(
         )
         mean, low, high = mean_ci95(played.margins)
         spent = time.perf_counter() - started
-        seconds += spent
-        history.append(
+        run.seconds += spent
+        run.history.append(
             {
                 "iteration": iteration,
                 "rules": jobs[0].preset,
@@ -359,25 +344,12 @@ def train_selfplay(
                 "seconds": round(spent, 2),
             }
         )
-        state = {
-            "identity": json.dumps(config.identity()),
-            "net": net.state_dict(),
-            "optimiser": optimiser.state_dict(),
-            "history": json.dumps(history),
-            "seconds": seconds,
-            "iteration": iteration,
-        }
-        torch.save(state, out / (CHECKPOINT + ".tmp"))
-        (out / (CHECKPOINT + ".tmp")).replace(checkpoint_path)
-    card = _card(start, config, history, seconds, torch.__version__)
+        run.step = iteration
+        save_checkpoint(torch, path, config.identity(), net, optimiser, run, step="iteration")
+    card = _card(start, config, run.history, run.seconds, torch.__version__)
     model = to_model(net, start.game, start.presets, card, look=start.look)
     card["parameters"] = model.parameters
-    name = model_file(config.game)
-    model.save(out / name)
-    (out / name.replace(".npz", ".json")).write_text(
-        json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    (out / name.replace(".npz", ".md")).write_text(_markdown(card), encoding="utf-8")
+    write_model(out, model, card, _markdown(card))
     return card
 
 
