@@ -37,14 +37,13 @@ import numpy as np
 
 from laizi import hand as shapes
 from laizi.bots.base import BotError
-from laizi.bots.learned import PolicyModel, load_model
+from laizi.bots.learned import PolicyModel, legal_by_index, load_model
 from laizi.bots.strategy import Strategy
 from laizi.bots.table import SeatTable
 from laizi.engine.actions import Action
 from laizi.env.spaces import DISCARD, OBS_SHAPE, SCALAR_NAMES
-from laizi.env.table import action_index
 from laizi.env.views import encode_view, mask_from_view
-from laizi.tiles import EAST, parse_tile
+from laizi.tiles import EAST
 
 __all__ = ["TEMPER", "Others", "PolicyGuide", "turn_to"]
 
@@ -165,12 +164,10 @@ class PolicyGuide:
     def priors(self, view: dict[str, Any], legal: Sequence[Action]) -> list[tuple[float, Action]]:
         """The policy's probability of each legal action from the seat's own view, likeliest
         first."""
-        claim = view.get("claim")
-        claim_tile = parse_tile(claim["tile"]) if claim else None
-        by_index = {action_index(a, claim_tile): a for a in legal}
+        by_index = legal_by_index(view, legal)
         mask = mask_from_view(view, legal)[None] > 0
         self.rows += 1
-        logits = self.model.logits(self.model.features(encode_view(view)[None], self.preset))
+        logits = self.model.logits(self.model.view_features(view, self.preset))
         probs = _softmax_rows(logits, mask)[0]
         return sorted(((float(probs[i]), a) for i, a in by_index.items()), key=lambda pa: -pa[0])
 

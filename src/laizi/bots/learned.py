@@ -121,6 +121,10 @@ class PolicyModel:
         look = lookahead_rows(obs) if self.look else None
         return features(obs, preset_index, len(self.presets), look)
 
+    def view_features(self, view: dict[str, Any], preset_index: int) -> np.ndarray:
+        """The inputs ``(1, inputs)`` of one seat's view."""
+        return self.features(encode_view(view)[None], preset_index)
+
     @property
     def hidden(self) -> tuple[int, ...]:
         return tuple(w.shape[1] for w in self.weights[:-1])
@@ -282,22 +286,32 @@ def load_model(game: str, model: str | Path | None = None) -> PolicyModel:
     return loaded
 
 
+def legal_by_index(view: dict[str, Any], legal: Sequence[Action]) -> dict[int, Action]:
+    """The legal actions by their index in the env's action space (a claim's tile from ``view``)."""
+    claim = view.get("claim")
+    claim_tile = parse_tile(claim["tile"]) if claim else None
+    return {action_index(a, claim_tile): a for a in legal}
+
+
 class LearnedBot(Bot):
-    """Deterministic: the policy's argmax among the legal actions (the seed is not used)."""
+    """Deterministic: the policy's argmax among the legal actions (the seed is not used).
+
+    ``model``: a :class:`PolicyModel` already loaded, or where to find one (:func:`find_model`).
+    """
 
     name = "learned"
 
-    def __init__(self, rules: Any, seed: int = 0, model: str | Path | None = None) -> None:
+    def __init__(
+        self, rules: Any, seed: int = 0, model: PolicyModel | str | Path | None = None
+    ) -> None:
         super().__init__(rules, seed)
-        self.model = load_model(rules.game, model)
+        self.model = model if isinstance(model, PolicyModel) else load_model(rules.game, model)
         self.preset = self.model.preset_index(rules.preset)
 
     def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        claim = view.get("claim")
-        claim_tile = parse_tile(claim["tile"]) if claim else None
-        by_index = {action_index(a, claim_tile): a for a in legal}
+        by_index = legal_by_index(view, legal)
         if len(by_index) == 1:
             return next(iter(by_index.values()))
         mask = mask_from_view(view, legal)
-        x = self.model.features(encode_view(view)[None], self.preset)
+        x = self.model.view_features(view, self.preset)
         return by_index[int(self.model.best(x, mask[None])[0])]

@@ -32,15 +32,13 @@ from typing import Any
 import numpy as np
 
 from laizi.bots.base import Bot, make_bot
-from laizi.bots.learned import PolicyModel
+from laizi.bots.learned import LearnedBot, PolicyModel, legal_by_index
 from laizi.engine import make_ruleset
 from laizi.engine.actions import Action
-from laizi.env.table import action_index
-from laizi.env.views import encode_view, mask_from_view
+from laizi.env.views import mask_from_view
 from laizi.sim.hand import derive_seed, play_hand, wall_seed
 from laizi.sim.run import run_jobs
 from laizi.sim.stats import mean_ci95
-from laizi.tiles import parse_tile
 from laizi.train.bc import build_net, require_torch, to_model
 from laizi.train.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint, write_model
 from laizi.train.data import TrainError
@@ -102,13 +100,11 @@ class SamplingBot(Bot):
         self.rows: list[tuple[np.ndarray, np.ndarray, int]] = []
 
     def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        claim = view.get("claim")
-        claim_tile = parse_tile(claim["tile"]) if claim else None
-        by_index = {action_index(a, claim_tile): a for a in legal}
+        by_index = legal_by_index(view, legal)
         if len(by_index) == 1:
             return next(iter(by_index.values()))
         mask = mask_from_view(view, legal)
-        x = self.model.features(encode_view(view)[None], self.preset)
+        x = self.model.view_features(view, self.preset)
         logits = self.model.logits(x)[0].astype(np.float64) / self.temperature
         logits = np.where(mask > 0, logits, -np.inf)
         p = np.exp(logits - logits.max())
@@ -197,24 +193,13 @@ def rollout(job: RolloutJob) -> Rollout:
     )
 
 
-class _ArgmaxBot(Bot):
+class _ArgmaxBot(LearnedBot):
     """The opponent ``best``: a :class:`PolicyModel` played by its argmax (the ``learned`` bot)."""
 
     name = "learned-best"
 
     def __init__(self, rules: Any, model: PolicyModel) -> None:
-        super().__init__(rules, 0)
-        self.model = model
-        self.preset = model.preset_index(rules.preset)
-
-    def act(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        claim = view.get("claim")
-        claim_tile = parse_tile(claim["tile"]) if claim else None
-        by_index = {action_index(a, claim_tile): a for a in legal}
-        if len(by_index) == 1:
-            return next(iter(by_index.values()))
-        x = self.model.features(encode_view(view)[None], self.preset)
-        return by_index[int(self.model.best(x, mask_from_view(view, legal)[None])[0])]
+        super().__init__(rules, 0, model)
 
 
 def net_from_model(torch: Any, model: PolicyModel) -> Any:
