@@ -263,17 +263,26 @@ def test_without_a_model_the_bot_is_refused_with_a_clear_error(tmp_path, monkeyp
         make_bot("learned", PRESETS["baishan"], 0)
 
 
-def test_train_without_torch_exits_1_with_a_clear_message(trained, tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["bc", "--data", "DATA"],
+        ["selfplay", "--model", "MODEL", "--rules", "wuhan-hongzhong-kaikou"],
+        ["recipe", "learned-v2"],
+    ],
+    ids=["bc", "selfplay", "recipe"],
+)
+def test_train_without_torch_exits_1_with_a_clear_message(tmp_path, monkeypatch, command):
     from typer.testing import CliRunner
 
     from laizi.cli import app
 
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
-    result = CliRunner().invoke(
-        app,
-        ["train", "bc", "--data", str(trained["wuhan"]["data"]), "--out", str(tmp_path / "o")],
-    )
-    assert result.exit_code == 1
+    (tmp_path / "DATA").mkdir()
+    (tmp_path / "MODEL").write_bytes(b"")
+    args = [str(tmp_path / a) if a in ("DATA", "MODEL") else a for a in command]
+    result = CliRunner().invoke(app, ["train", *args, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1, result.output
     assert "pip install 'laizi[train]'" in result.output
     assert "training needs PyTorch" in result.output and "训练需要 PyTorch" in result.output
     assert not (tmp_path / "o").exists()

@@ -50,6 +50,18 @@ def _train() -> None:
     selfplay (REINFORCE on duplicate walls)."""
 
 
+def _need_training() -> None:
+    """Exit with the reason unless the ``train`` extra (numpy, torch) is installed."""
+    try:
+        from laizi.train.bc import TorchMissing, require_torch
+    except ImportError as error:  # numpy: a plain install lacks it
+        fail(f"training needs the train extra: pip install 'laizi[train]' ({error})")
+    try:
+        require_torch()
+    except TorchMissing as error:
+        fail(str(error))
+
+
 def _hidden(text: str) -> tuple[int, ...]:
     try:
         sizes = tuple(int(part) for part in text.split(","))
@@ -93,16 +105,13 @@ def bc_command(
     """Behaviour cloning: fit the policy to a dataset's decisions; write weights and card."""
     language = lang_or_exit(lang)
     sizes = _hidden(hidden)
-    try:
-        from laizi.train.bc import BCConfig, TorchMissing, require_torch
-        from laizi.train.data import TrainError, load
-    except ImportError as error:  # numpy: a plain install lacks it
-        fail(f"training needs the train extra: pip install 'laizi[train]' ({error})")
+    _need_training()
+    from laizi.train.bc import BCConfig
+    from laizi.train.data import TrainError, load
 
     try:
-        require_torch()
         decisions = load(data, game)
-    except (TorchMissing, TrainError) as error:
+    except TrainError as error:
         fail(str(error))
     except RuntimeError as error:  # pyarrow missing (laizi.dataset.parquet)
         fail(str(error))
@@ -202,20 +211,17 @@ def selfplay_command(
 ) -> None:
     """Self-play: improve a policy by REINFORCE on duplicate walls; write weights and card."""
     language = lang_or_exit(lang)
-    try:
-        from laizi.bots.base import BotError
-        from laizi.bots.learned import PolicyModel
-        from laizi.train.bc import TorchMissing, require_torch
-        from laizi.train.selfplay import SelfPlayConfig, train_selfplay
-    except ImportError as error:  # numpy: a plain install lacks it
-        fail(f"training needs the train extra: pip install 'laizi[train]' ({error})")
+    _need_training()
+    from laizi.bots.base import BotError
+    from laizi.bots.learned import PolicyModel
+    from laizi.train.selfplay import SelfPlayConfig, train_selfplay
+
     presets = tuple(p.strip() for p in rules.split(",") if p.strip())
     if not presets:
         fail("--rules: name at least one preset")
     try:
-        require_torch()
         start = PolicyModel.load(Path(model))
-    except (TorchMissing, BotError) as error:
+    except BotError as error:
         fail(str(error))
     config = SelfPlayConfig(
         game=start.game,
@@ -263,16 +269,13 @@ def recipe_command(
 ) -> None:
     """Run a named recipe end to end (teacher self-play, export, bc, self-play); resumable."""
     language = lang_or_exit(lang)
+    _need_training()
+    from laizi.train.data import TrainError
+    from laizi.train.recipes import find_train_recipe, run_recipe
+
     try:
-        from laizi.train.bc import TorchMissing, require_torch
-        from laizi.train.data import TrainError
-        from laizi.train.recipes import find_train_recipe, run_recipe
-    except ImportError as error:  # numpy: a plain install lacks it
-        fail(f"training needs the train extra: pip install 'laizi[train]' ({error})")
-    try:
-        require_torch()
         recipe = find_train_recipe(name)
-    except (TorchMissing, TrainError) as error:
+    except TrainError as error:
         fail(str(error))
 
     def say(text: str) -> None:
