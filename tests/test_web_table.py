@@ -496,7 +496,7 @@ def test_the_settlement_stays_until_every_person_pressed_continue(server, browse
         moved = False
         for page, _ in pages:
             if not page.locator(".settlement.open").count():
-                moved = click_once(page) or moved
+                moved = click_once(page, go_on=False) or moved
         if not moved:
             time.sleep(0.03)
     first, second = pages[0][0], pages[1][0]

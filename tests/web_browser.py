@@ -122,14 +122,16 @@ def press_continue(page: Page) -> bool:
     return True
 
 
-def click_once(page: Page) -> bool:
+def click_once(page: Page, go_on: bool = True) -> bool:
     """Answer the pending prompt by clicking, as a careful player would; False if none is open.
 
     A win is always taken; a claim is passed; on a turn the drawn tile (else the last tile) is
-    discarded — a laizi or must-gang tile that must go is laid out the same way.
+    discarded — a laizi or must-gang tile that must go is laid out the same way.  ``go_on``: an
+    open settlement's 继续 is pressed too (a test of the settlement itself says False: the
+    settlement may open between its look and this click).
     """
     actions = page.locator(".actions[data-prompt]")
-    if press_continue(page):  # the settlement stays: go on
+    if go_on and press_continue(page):  # the settlement stays: go on
         return True
     if not actions.count():
         return False
