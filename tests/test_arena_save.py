@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from laizi.sim.arena import arena
+from tests.cli_helpers import run
 
 arena_module = importlib.import_module("laizi.sim.arena")  # laizi.sim.arena is also the function
 
-ROOT = Path(__file__).resolve().parents[1]
 RULES = "wuhan-hongzhong-kaikou"
 SAME = ("diff_mean", "diff_ci95", "decided", "walls_needed", "hands", "a_stats", "b_stats")
 
@@ -80,25 +77,13 @@ def test_a_damaged_slice_is_named(tmp_path: Path) -> None:
         arena("greedy", "random", RULES, walls=2, seed=5, save=tmp_path)
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", "from laizi.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=ROOT,
-    )
-
-
 def test_laizi_arena_save_resumes_from_the_command_line(tmp_path: Path) -> None:
     base = ("arena", "greedy", "random", "--rules", RULES, "--seed", "5", "--json")
-    first = _cli(*base, "--hands", "4", "--save", str(tmp_path))
+    first = run(*base, "--hands", "4", "--save", str(tmp_path))
     assert first.returncode == 0, first.stderr
     assert (tmp_path / "walls-000000.json").exists()
-    resumed = _cli(*base, "--hands", "6", "--save", str(tmp_path))
-    unbroken = _cli(*base, "--hands", "6")
+    resumed = run(*base, "--hands", "6", "--save", str(tmp_path))
+    unbroken = run(*base, "--hands", "6")
     assert resumed.returncode == 0 and unbroken.returncode == 0, resumed.stderr
     got = json.loads(resumed.stdout.splitlines()[-1])
     want = json.loads(unbroken.stdout.splitlines()[-1])
@@ -113,11 +98,11 @@ def test_laizi_arena_save_refuses_another_arenas_folder_without_a_traceback(
     tmp_path: Path,
 ) -> None:
     base = ("arena", "greedy", "random", "--rules", RULES, "--hands", "2", "--json")
-    assert _cli(*base, "--seed", "5", "--save", str(tmp_path)).returncode == 0
-    other = _cli(*base, "--seed", "6", "--save", str(tmp_path))
+    assert run(*base, "--seed", "5", "--save", str(tmp_path)).returncode == 0
+    other = run(*base, "--seed", "6", "--save", str(tmp_path))
     assert other.returncode == 1, other.stdout
     assert "holds the walls of another arena" in other.stderr and "'seed': 5" in other.stderr
     assert "Traceback" not in other.stderr
     (tmp_path / "walls-000000.json").write_text("{")
-    damaged = _cli(*base, "--seed", "5", "--save", str(tmp_path))
+    damaged = run(*base, "--seed", "5", "--save", str(tmp_path))
     assert damaged.returncode == 1 and "walls-000000.json: not a slice of walls" in damaged.stderr
