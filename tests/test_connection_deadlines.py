@@ -28,7 +28,7 @@ from laizi.server.connections import (
 )
 from laizi.server.limits import ServerLimits
 from tests.limits_helpers import http, messages_of, ws_connect
-from tests.server_helpers import ServerProcess, Servers
+from tests.server_helpers import Client, ServerProcess, Servers
 
 ATTACKER = "127.0.0.1"
 NEWCOMER = "127.0.0.2"
@@ -367,3 +367,37 @@ def test_the_count_refuses_per_address_and_in_all_and_gives_places_back() -> Non
     assert http.count.exempt("10.1.2.3") and not http.count.exempt("127.0.0.1")
     http, _ = guarded_protocols(ConnectionLimits(), 100, [], cluster=True)  # peers forward players
     assert http.count.exempt("127.0.0.1") and http.count.limit == 100
+
+
+# -- a connection that left its room --------------------------------------------------------------
+def test_a_connection_that_left_its_room_has_the_time_to_join_again(serve: Any) -> None:
+    """A player who leaves a room (``left``) keeps the connection and has ``--ws-join-seconds``
+    from then to join another room, as a new connection has; then ``join_timeout`` closes it.
+    Before, the deadline counted from the opening — long past — and the server answered the leave
+    with ``join_timeout`` and closed the connection at once."""
+    srv = serve("--ws-join-seconds", "1.5")
+    first = srv.create_room(players=2)["code"]  # waits for a second person: leaving just leaves
+    second = srv.create_room(players=2)["code"]
+
+    async def main() -> tuple[float, list[str]]:
+        c = await Client.connect(srv.ws)
+        await c.join(first)
+        await asyncio.sleep(2.0)  # in the room past the opening's 1.5 s
+        await c.send({"type": "leave"})
+        await c.expect("left")
+        await asyncio.sleep(0.8)  # no join_timeout at once
+        joined = await c.join(second)  # the same connection, another room
+        assert joined["room"] == second
+        await asyncio.sleep(2.0)
+        await c.send({"type": "leave"})
+        await c.expect("left")
+        left = time.monotonic()
+        error = await c.expect("error", timeout=6)
+        took = time.monotonic() - left
+        await asyncio.wait_for(c.task, 15)  # then the server closes it
+        errors = [m["code"] for m in c.messages if m["type"] == "error"]
+        return took, [error["code"], *errors]
+
+    took, codes = asyncio.run(main())
+    assert codes == ["join_timeout", "join_timeout"]  # one error, and only at the deadline
+    assert 1.2 <= took <= 4.0

@@ -145,7 +145,12 @@ async def read(
     gate = MessageGate(limits)
     loop = asyncio.get_running_loop()
     join_by = loop.time() + limits.ws_join_seconds
+    seated = False
     while True:
+        if conn.room is None and seated:
+            # It left its room (``leave``, or the room expired): as long to join another as a
+            # new connection has — not a join_timeout at once, counted from its opening.
+            seated, join_by = False, loop.time() + limits.ws_join_seconds
         if conn.room is None:  # not in a room yet: the connection has until join_by
             try:
                 message = await asyncio.wait_for(ws.receive(), max(0.0, join_by - loop.time()))
@@ -160,6 +165,7 @@ async def read(
                     await asyncio.wait_for(asyncio.shield(task), 5)
                 break
         else:
+            seated = True
             message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             break
