@@ -502,9 +502,9 @@ class Bench:
             "kill9": (hands, self.kill9),
             "sigterm": (hands, self.sigterm),
             "postgres": (hands, self.postgres),
-            # two faults in a row (Redis emptied, then a kill -9 once the rooms are listed
-            # again) and three restarts: one hand more, or a quick match can end before the
-            # last fault and leave it nothing to prove
+            # redis injects two faults in a row (Redis emptied, then a kill -9 once the rooms
+            # are listed again), rolling three restarts: one hand more each, or a quick match
+            # can end before the last fault and leave it nothing to prove
             "redis": (hands + 1, self.redis),
             "rolling": (hands + 1, self.rolling),
         }

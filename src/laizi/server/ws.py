@@ -145,12 +145,12 @@ async def read(
     gate = MessageGate(limits)
     loop = asyncio.get_running_loop()
     join_by = loop.time() + limits.ws_join_seconds
-    seated = False
+    in_room = False
     while True:
-        if conn.room is None and seated:
+        if conn.room is None and in_room:
             # It left its room (``leave``, or the room expired): as long to join another as a
             # new connection has — not a join_timeout at once, counted from its opening.
-            seated, join_by = False, loop.time() + limits.ws_join_seconds
+            in_room, join_by = False, loop.time() + limits.ws_join_seconds
         if conn.room is None:  # not in a room yet: the connection has until join_by
             try:
                 message = await asyncio.wait_for(ws.receive(), max(0.0, join_by - loop.time()))
@@ -165,7 +165,7 @@ async def read(
                     await asyncio.wait_for(asyncio.shield(task), 5)
                 break
         else:
-            seated = True
+            in_room = True
             message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             break
