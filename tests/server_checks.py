@@ -46,11 +46,27 @@ def canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False)
 
 
+def first_difference(got: list[str], want: list[str]) -> str:
+    """Where two event lists part, for a failure's message: the index, a little context and the
+    two events there (or which list ran out)."""
+    at = next(
+        (i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w),
+        min(len(got), len(want)),
+    )
+    before = "\n".join(f"  = {e}" for e in got[max(0, at - 3) : at])
+    return (
+        f"the streams part at event {at} of {len(got)} shown / {len(want)} expected\n{before}\n"
+        f"  shown:    {got[at] if at < len(got) else '(nothing)'}\n"
+        f"  expected: {want[at] if at < len(want) else '(nothing)'}"
+    )
+
+
 def check_hand_stream(record: list[dict[str, Any]], shown: list[dict[str, Any]], seat: int | None):
     """``shown`` (what ``seat`` received of one hand) is exactly the record as that seat may see
     it, and — checked on its own, without ``seat_event`` — holds nothing hidden from the seat."""
     expected = [e for e in (seat_event(e, seat) for e in server_stream(record)) if e is not None]
-    assert [canonical(e) for e in shown] == [canonical(e) for e in expected]
+    got, want = [canonical(e) for e in shown], [canonical(e) for e in expected]
+    assert got == want, first_difference(got, want)
     for event in shown:
         kind = event["type"]
         assert "wall" not in event
