@@ -72,10 +72,17 @@ class Streams:
             self.hand_starts[v] = self.seq[v]
 
     def emit(self, events: list[dict[str, Any]]) -> None:
-        """Add events to the hand's record and to every viewer's stream; send them — during a
-        claim window's pause, once it ends."""
+        """Add one decision's events (just applied to the hand's state) to the hand's record and
+        to every viewer's stream; send them — during a claim window's pause, once it ends.
+
+        The streamed copies get their extras (``as_streamed``) here, from the state the decision
+        left: the claim window may cut a decision's events in two and hold the second part, and
+        the extras must be those of the whole decision, never of either part alone (a 报听
+        discard that ran the wall out shows its counts on the ``end`` only, as the record's
+        replay does) nor of a later state."""
         self.hand.events += events
-        self.window.emit(events)
+        state = self.hand.state
+        self.window.emit(events if state is None else as_streamed(state, events))
 
     def catch_up(self, conn: Conn, last_seq: int | None) -> None:
         """The missed events (or a snapshot), then the room, one's 托管 state, a pending
@@ -115,12 +122,9 @@ class Streams:
         self.hooks.pause(conn)
 
     def stream(self, events: list[dict[str, Any]]) -> None:
-        """Number events in every viewer's stream and send them to its connections."""
+        """Number streamed events in every viewer's stream and send them to its connections."""
         conns = self.seating.conns() if self.clock.live else []
-        # Streams (not the record) carry the multipliers and live tiles where they change.
-        state = self.hand.state
-        shown_events = events if state is None else as_streamed(state, events)
-        for event in shown_events:
+        for event in events:  # the streamed copies, with their extras (:meth:`emit`)
             for v in VIEWERS:
                 shown = seat_event(event, v)
                 if shown is None:
