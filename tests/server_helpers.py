@@ -301,13 +301,23 @@ async def connect(srv: Server, cookie: str = "", address: str | None = None) -> 
     return Client(await websockets.connect(srv.ws, max_size=2**22, additional_headers=headers))
 
 
-def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:
-    """Every finished hand's record of a room, from hand 0 on (``/api/rooms/CODE/hands/N``)."""
+def records(server: Addressed, code: str) -> list[list[dict[str, Any]]]:
+    """Every finished hand's record of a room, from hand 0 on (``/api/rooms/CODE/hands/N``),
+    up to the first the server does not have (404).  A ``429`` (a module's tests read many
+    records from one address: the GET limit, docs/server.md) or ``503 busy`` waits its
+    ``Retry-After`` and asks again; any other answer fails the test rather than cut the list
+    short."""
     out = []
+    refused = 0
     while True:
         status, body = server.get(f"/api/rooms/{code}/hands/{len(out)}")
-        if status != 200:
+        if status == 404:
             return out
+        if status in (429, 503) and refused < 20:
+            refused += 1
+            time.sleep(1.0)
+            continue
+        assert status == 200, (status, body[:300])
         out.append(parse_record(body.decode()))
 
 

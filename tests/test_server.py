@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from laizi.engine import parse_record, seat_event, verify
+from laizi.engine import seat_event, verify
 from tests.server_checks import (
     check_hand_stream,
     check_prompts,
@@ -19,7 +19,7 @@ from tests.server_checks import (
     split_hands,
     stream_events,
 )
-from tests.server_helpers import Client, ServerProcess, play
+from tests.server_helpers import Client, ServerProcess, play, records
 
 FAST = {"bot_delay_ms": 0, "between_hands_ms": 0}
 
@@ -37,17 +37,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, module_db_url: str):
 
 def run(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-def records(server: ServerProcess, code: str) -> list[list[dict[str, Any]]]:
-    out = []
-    number = 0
-    while True:
-        status, body = server.get(f"/api/rooms/{code}/hands/{number}")
-        if status != 200:
-            return out
-        out.append(parse_record(body.decode()))
-        number += 1
 
 
 # -- HTTP ------------------------------------------------------------------------------------------
