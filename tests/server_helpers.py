@@ -15,13 +15,19 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import websockets
 from argon2 import PasswordHasher
 
-from laizi.engine import parse_record
+from laizi.engine import HandState, Ruleset, parse_record
+from laizi.server.hub import Hub
+from laizi.server.protocol import encode
+from laizi.server.room import Conn, Room
+from laizi.server.store import Store
 
 FAST_HASH = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
 """A password hasher cheap enough for tests."""
@@ -465,3 +471,58 @@ def standing(srv: Server, cookie: str, game: str = "wuhan") -> dict[str, Any]:
     status, _, body = http(srv, "GET", "/api/me", cookie=cookie)
     assert status == 200
     return dict(json.loads(body)["games"][game])
+
+
+# -- a table in this process ---------------------------------------------------------------------
+@dataclass
+class LocalTable:
+    """A room of a :class:`Hub` in this process (no server process, no sockets) with a person at
+    each seat: ``conns[s]`` is seat s's connection, ``inboxes[s]`` the messages it was sent, each
+    encoded as on the wire, to wait on, and ``sent[s]`` the same messages, kept."""
+
+    hub: Hub
+    room: Room
+    conns: list[Conn]
+    inboxes: list[asyncio.Queue[str]]
+    sent: list[list[str]]
+
+    def act(self, seat: int, prompt: int, action: dict[str, Any]) -> None:
+        """Seat ``seat`` answers its prompt ``prompt`` with ``action``."""
+        reply = {"type": "act", "prompt": prompt, "action": action}
+        self.hub.handle(self.conns[seat], json.dumps(reply))
+
+
+def local_table(
+    db: Path,
+    rules: str,
+    table: dict[str, Any],
+    deal: Callable[[Ruleset, int], tuple[HandState, list[dict[str, Any]]]],
+) -> LocalTable:
+    """A :class:`LocalTable` of ``table["players"]`` people (bots at the other seats) on an
+    SQLite store at ``db``, every hand dealt by ``deal(ruleset, dealer)`` (e.g.
+    ``tests.engine_helpers.deal_json`` with a scripted wall or a recorded seed), all seated."""
+    hub = Hub(Store(f"sqlite:///{db}"))
+    room = hub.create_room({"rules": rules, "table": table})
+
+    def dealt(_seed: bytes, contributions: Any = None) -> Any:
+        state, events = deal(room.ruleset, room.match.dealer)
+        room.match.current = state
+        return state, events
+
+    room.match.deal = dealt  # type: ignore[method-assign]
+    people = range(table["players"])
+    inboxes: list[asyncio.Queue[str]] = [asyncio.Queue() for _ in people]
+    sent: list[list[str]] = [[] for _ in people]
+
+    def sender(seat: int) -> Callable[[dict[str, Any]], None]:
+        def send(message: dict[str, Any]) -> None:
+            text = encode(message)
+            sent[seat].append(text)
+            inboxes[seat].put_nowait(text)
+
+        return send
+
+    conns = [Conn(sender(seat)) for seat in people]
+    for seat, conn in enumerate(conns):
+        hub.handle(conn, json.dumps({"type": "join", "room": room.code, "seat": seat}))
+    return LocalTable(hub, room, conns, inboxes, sent)

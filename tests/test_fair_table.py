@@ -26,14 +26,10 @@ from laizi.bots import make_bot
 from laizi.engine import verify
 from laizi.engine.wall import wall_from_parts
 from laizi.server import hub as server_hub
-from laizi.server.app import Hub
-from laizi.server.protocol import encode
-from laizi.server.room import Conn
 from laizi.server.room import match as room_match
-from laizi.server.store import Store
 from laizi.tiles import parse_tiles
 from tests.engine_helpers import deal_json
-from tests.server_helpers import SRC, Client, ServerProcess, records
+from tests.server_helpers import SRC, Client, ServerProcess, local_table, records
 
 
 @pytest.fixture(scope="module")
@@ -89,38 +85,19 @@ def normalised(text: str) -> str:
 async def watched_table(tmp_path: Path, seat1_hand: str, prompts: int) -> list[str]:
     """Seat 0's messages (encoded as sent) up to its ``prompts``-th prompt, at a table where
     seat 1 holds ``seat1_hand`` and passes every claim, and bots sit at seats 2 and 3."""
-    hub = Hub(Store(f"sqlite:///{tmp_path / (seat1_hand[:2] + '.sqlite3')}"))
-    table = {"players": 2, "hands": 1, "bot_delay_ms": 0, "between_hands_ms": 0}
-    room = hub.create_room({"rules": "wuhan-hongzhong-kaikou", "table": table})
     wall = scripted_wall(seat1_hand)
-
-    def deal(seed: bytes, contributions: Any = None) -> Any:
-        state, events = deal_json(room.ruleset, room.match.dealer, wall=wall)
-        room.match.current = state
-        return state, events
-
-    room.match.deal = deal  # type: ignore[method-assign]
-    queues: list[asyncio.Queue[str]] = [asyncio.Queue(), asyncio.Queue()]
-    seen: list[str] = []
-
-    def sender(seat: int) -> Any:
-        def send(message: dict[str, Any]) -> None:
-            text = encode(message)
-            if seat == 0:
-                seen.append(text)
-            queues[seat].put_nowait(text)
-
-        return send
-
-    conns = [Conn(sender(0)), Conn(sender(1))]
-    for seat, conn in enumerate(conns):
-        hub.handle(conn, json.dumps({"type": "join", "room": room.code, "seat": seat}))
+    at = local_table(
+        tmp_path / (seat1_hand[:2] + ".sqlite3"),
+        "wuhan-hongzhong-kaikou",
+        {"players": 2, "hands": 1, "bot_delay_ms": 0, "between_hands_ms": 0},
+        lambda ruleset, dealer: deal_json(ruleset, dealer, wall=wall),
+    )
 
     async def drive(seat: int) -> None:
         drawn: str | None = None
         asked = 0
         while True:
-            message = json.loads(await queues[seat].get())
+            message = json.loads(await at.inboxes[seat].get())
             if message["type"] == "event":
                 event = message["event"]
                 if event["type"] == "draw" and event.get("seat") == seat:
@@ -138,15 +115,14 @@ async def watched_table(tmp_path: Path, seat1_hand: str, prompts: int) -> list[s
                 discards = [a for a in legal if a["type"] == "discard"]
                 same = [a for a in discards if a["tile"] == drawn]
                 action = (passes or same or discards)[0]
-            reply = {"type": "act", "prompt": message["id"], "action": action}
-            hub.handle(conns[seat], json.dumps(reply))
+            at.act(seat, message["id"], action)
 
     seat1 = asyncio.create_task(drive(1))
     await drive(0)
     seat1.cancel()
     await asyncio.sleep(0)
-    hub.store.close()
-    return seen
+    at.hub.store.close()
+    return at.sent[0]
 
 
 def test_another_seats_hidden_claim_option_changes_no_byte_this_seat_receives(

@@ -20,11 +20,10 @@ from typing import Any
 
 from laizi.engine import parse_record
 from laizi.engine.record import action_of
-from laizi.server.app import Hub
-from laizi.server.room import Conn
-from laizi.server.store import Store, hand_record
+from laizi.server.store import hand_record
 from tests.engine_helpers import deal_json
 from tests.server_checks import check_hand_stream, split_hands, stream_events
+from tests.server_helpers import local_table
 
 RECORDS = Path(__file__).resolve().parent / "records"
 READY_ON_THE_LAST_DISCARD = RECORDS / "baishan-ready-on-the-last-discard.jsonl"
@@ -34,58 +33,38 @@ seat 0 declares ready with the discard after which the wall runs out."""
 
 async def replayed_at_a_table(tmp_path: Path, record: list[dict[str, Any]]) -> tuple[Any, list]:
     """The record's hand played again at a table of four people (every seat's decisions are
-    the record's, in order; the deal is the record's seed): seat 0's messages and the record the
+    the record's, in order; the deal is the record's): seat 0's messages and the record the
     table wrote."""
-    store = Store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    hub = Hub(store)
+    seed = bytes.fromhex(record[-1]["seed"])
     table = {"players": 4, "hands": 1, "bot_delay_ms": 0, "between_hands_ms": 0}
     table["claim_window_ms"] = 5
-    room = hub.create_room({"rules": record[0]["rules"], "table": table})
-    seed = bytes.fromhex(record[-1]["seed"])
-
-    def deal(_seed: bytes, contributions: Any = None) -> Any:
-        state, events = deal_json(room.ruleset, record[0]["dealer"], seed=seed)
-        room.match.current = state
-        return state, events
-
-    room.match.deal = deal  # type: ignore[method-assign]
+    at = local_table(
+        tmp_path / "db.sqlite3",
+        record[0]["rules"],
+        table,
+        lambda ruleset, _dealer: deal_json(ruleset, record[0]["dealer"], seed=seed),
+    )
     decisions: list[list[dict[str, Any]]] = [[], [], [], []]
     for action in filter(None, map(action_of, record)):
         decisions[action.seat].append({k: v for k, v in action.to_json().items() if k != "seat"})
-    queues: list[asyncio.Queue[dict[str, Any]]] = [asyncio.Queue() for _ in range(4)]
-    seen: list[dict[str, Any]] = []
-
-    def sender(seat: int) -> Any:
-        def send(message: dict[str, Any]) -> None:
-            decoded = json.loads(json.dumps(message, ensure_ascii=False))
-            if seat == 0:
-                seen.append(decoded)
-            queues[seat].put_nowait(decoded)
-
-        return send
-
-    conns = [Conn(sender(s)) for s in range(4)]
-    for seat, conn in enumerate(conns):
-        hub.handle(conn, json.dumps({"type": "join", "room": room.code, "seat": seat}))
 
     async def drive(seat: int) -> None:
         answered: set[int] = set()
         while True:
-            message = await queues[seat].get()
+            message = json.loads(await at.inboxes[seat].get())
             if message["type"] == "event" and message["event"]["type"] == "match_end":
                 return
             if message["type"] == "prompt" and message["id"] not in answered:
                 answered.add(message["id"])
                 action = decisions[seat].pop(0)
                 assert action in message["legal"], (seat, action, message["legal"])
-                reply = {"type": "act", "prompt": message["id"], "action": action}
-                hub.handle(conns[seat], json.dumps(reply))
+                at.act(seat, message["id"], action)
 
     await asyncio.wait_for(asyncio.gather(*(drive(s) for s in range(4))), 60)
     assert decisions == [[], [], [], []]  # every recorded decision was asked for and made
-    written = hand_record(store.engine, room.code, 0)
-    store.close()
-    return seen, written
+    written = hand_record(at.hub.store.engine, at.room.code, 0)
+    at.hub.store.close()
+    return [json.loads(m) for m in at.sent[0]], written
 
 
 def test_a_decision_cut_by_the_claim_windows_pause_carries_the_extras_of_the_whole_decision(
