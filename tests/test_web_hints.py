@@ -54,7 +54,17 @@ def remove(hand: list[str], tile: str) -> list[str]:
     return out
 
 
-def situation(state: dict[str, Any], hand: list[str], tile: str, win: str, source: int | None):
+def situation(
+    state: dict[str, Any],
+    hand: list[str],
+    tile: str,
+    win: str,
+    source: int | None,
+    others_ready: bool = False,
+) -> dict[str, Any]:
+    """The situation of this seat's win as the page sees it.  The others' hands are hidden, so
+    whether each was ready (听牌) is given instead: a 全求人 settlement needs it to tell who pays
+    under the contract (RULES.md A9.1), though never what the winner collects."""
     me = state["seat"]
     players: list[dict[str, Any]] = []
     for seat, p in enumerate(state["players"]):
@@ -67,6 +77,8 @@ def situation(state: dict[str, Any], hand: list[str], tile: str, win: str, sourc
         }
         if seat == me:
             entry["hand"] = "".join(hand)
+        else:
+            entry["ready"] = others_ready
         players.append(entry)
     out: dict[str, Any] = {
         "rules": state["room"]["rules"],
@@ -188,6 +200,9 @@ def test_the_waits_and_their_points_are_laizi_scores(server, browser):
                 checked += 1
             for source, points in (wait.get("on_discard_from") or {}).items():
                 scored = laizi_score(situation(state, after, wait["tile"], "discard", int(source)))
+                if len(after) == 1:  # a 全求人 hand: the discarder's 听牌 moves the bill only
+                    ready = situation(state, after, wait["tile"], "discard", int(source), True)
+                    assert laizi_score(ready)["payments"][me] == scored["payments"][me]
                 if points is None:
                     assert not scored["allowed"] or scored["payments"][me] == 0
                 else:
@@ -216,3 +231,33 @@ def test_the_waits_and_their_points_are_laizi_scores(server, browser):
             assert int(left) <= by_tile[tile]["left"]  # what others discarded since is seen
             assert self_drawn == (by_tile[tile]["self_drawn"] or "")
     assert errors == []
+
+
+def test_a_quanqiuren_win_from_the_page_scores_with_the_discarder_ready_or_not() -> None:
+    """The page cannot see whether the discarder was ready, which a 全求人 win on its discard
+    needs to tell who pays (CI once failed here: `laizi score` asked for it).  The winner's
+    total is the same either way; only the bill moves (RULES.md A9.1)."""
+    empty: dict[str, Any] = {"melds": [], "laid_out": [], "discards": [], "claimed": []}
+    opened = [
+        {"kind": "chow", "tiles": "123m", "from": 2},
+        {"kind": "chow", "tiles": "456p", "from": 2},
+        {"kind": "pung", "tiles": "999s", "from": 1},
+        {"kind": "chow", "tiles": "789p", "from": 2},
+    ]
+    state = {
+        "seat": 3,
+        "dealer": 0,
+        "indicator": "5m",
+        "room": {"rules": {"preset": "wuhan-hongzhong-kaikou", "min_points": 0}},
+        "players": [
+            empty,
+            {**empty, "melds": [{"kind": "pung", "tiles": "111s", "from": 0}]},
+            empty,
+            {**empty, "melds": opened},
+        ],
+    }
+    not_ready = laizi_score(situation(state, ["5s"], "5s", "discard", 1))
+    assert not_ready["wins"] == ["quanqiuren"]
+    assert not_ready["contract"] == 1 and not_ready["payments"] == [0, -200, 0, 200]
+    ready = laizi_score(situation(state, ["5s"], "5s", "discard", 1, others_ready=True))
+    assert ready["contract"] is None and ready["payments"] == [-40, -120, -40, 200]
