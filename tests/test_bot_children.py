@@ -272,3 +272,68 @@ def test_workers_that_finished_every_job_are_closed_not_terminated(
     assert next(cut_short) == 0
     cut_short.close()
     assert terminated == [2]
+
+
+def sigterm_is_default(job: int) -> bool:
+    return signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_worker_starts_with_the_default_sigterm_whatever_its_parent_had() -> None:
+    """A forked worker does not keep its parent's Python SIGTERM handler (a process that hosted
+    bots has one): such a handler runs only at the worker's next check for signals, and a
+    SIGTERM just before the worker blocks on the pool's queue lock was never acted on (a CI run
+    hung in the test above)."""
+    from laizi.sim.run import run_jobs
+
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    try:
+        assert list(run_jobs(sigterm_is_default, [0, 1, 2, 3], workers=2)) == [True] * 4
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+LOSES_ONE_SIGTERM = """
+import os, signal, sys, time
+from laizi.sim.run import run_jobs
+
+heard = []
+
+def second_sigterm_ends(signum, frame):
+    heard.append(signum)  # the first is lost, as one that came just before a blocking wait is
+    if len(heard) >= 2:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+def work(job):
+    if signal.getsignal(signal.SIGTERM) is not second_sigterm_ends:
+        signal.signal(signal.SIGTERM, second_sigterm_ends)  # a worker hosting bots does this
+    time.sleep(0.05)
+    return job * 2
+
+started = time.monotonic()
+cut_short = run_jobs(work, list(range(40)), workers=2)
+assert next(cut_short) == 0
+cut_short.close()
+print(round(time.monotonic() - started, 1))
+"""
+
+
+def test_a_run_cut_short_ends_even_if_a_worker_missed_its_sigterm() -> None:
+    """A worker whose Python SIGTERM handler missed the pool's SIGTERM is sent another: the run
+    cut short ends (here each worker acts on its second SIGTERM only)."""
+    script = subprocess.Popen(
+        [sys.executable, "-c", LOSES_ONE_SIGTERM],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])},
+        start_new_session=True,
+    )
+    try:
+        out, err = script.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(script.pid, signal.SIGKILL)  # the script and its stuck workers
+        script.communicate()
+        pytest.fail("the run cut short never ended: a worker's lost SIGTERM was not sent again")
+    assert script.returncode == 0, err
+    assert float(out) < 10
