@@ -11,8 +11,9 @@ import json
 import time
 from typing import Any
 
-from laizi.server.readonly import HEAVY, HEAVY_COST, GetLimit
+from laizi.server.readonly import HEAVY, HEAVY_COST, STATIC_COST, GetLimit, get_cost
 from laizi.web.replay import frames
+from laizi.web.routes import STATIC as CLIENT_FILES
 from tests.limits_helpers import (
     MeasuredTable,
     address,
@@ -169,6 +170,67 @@ def test_one_address_flooding_gets_429_while_another_is_served(serve: Any) -> No
             srv.port, "POST", "/api/rooms", {"table": {"players": 2}}, source=address(1)
         )
         assert status == 201, room
+
+    run(main())
+
+
+LOBBY_READS = (
+    "/api/settings/schema",
+    "/api/queue",
+    "/api/me",
+    "/api/lobby",
+    "/api/leaderboard/wuhan",
+    "/api/bots/leaderboard?game=wuhan",
+)
+"""What the lobby reads besides its files (lobby.js, words.js)."""
+
+
+def page_load() -> list[str]:
+    """Every GET of a fresh visitor's lobby: the page, each file of the client, its reads."""
+    files = sorted(p.name for p in CLIENT_FILES.iterdir() if p.is_file() and p.name != "index.html")
+    return ["/", *(f"/web/{name}" for name in files), *LOBBY_READS]
+
+
+def test_a_page_load_costs_about_ten_tokens_and_the_clients_files_a_twentieth() -> None:
+    loads = page_load()
+    assert len(loads) > 45  # the client has grown: at 1 token a file a load would be 50
+    assert get_cost("/web/app.js") == STATIC_COST == 0.05
+    assert get_cost("/web/../api/matches/A/record") == STATIC_COST  # a /web/ path is a file or 404
+    assert get_cost("/api/lobby") == 1.0 and get_cost("/api/matches/A/record") == HEAVY_COST
+    assert sum(get_cost(p) for p in loads) < 10
+
+
+def test_ten_visitors_behind_one_address_load_the_lobby_at_once(serve: Any) -> None:
+    """The default bucket (200 at once): ten page loads with every file at the same moment
+    are all served — at a token a file they were refused from the fourth on."""
+    srv = serve()
+
+    async def main() -> None:
+        statuses = []
+        for _ in range(10):
+            got = await asyncio.gather(
+                *(fetch(srv.port, path, source=address(5)) for path in page_load())
+            )
+            statuses += [status for status, _ in got]
+        assert 429 not in statuses
+        assert set(statuses) == {200, 401}  # /api/me says 401 to a guest
+
+    run(main())
+
+
+def test_a_flood_of_the_clients_files_is_still_bounded(serve: Any) -> None:
+    """A file costs a twentieth of a token: a bucket of 10 serves 200 of them, then 429."""
+    srv = serve("--get-rate", "1", "--get-burst", "10")
+
+    async def main() -> None:
+        statuses = []
+        for _ in range(6):  # 300 requests, 50 at a time
+            got = await asyncio.gather(
+                *(fetch(srv.port, "/web/app.js", source=address(6)) for _ in range(50))
+            )
+            statuses += [status for status, _ in got]
+        served = statuses.count(200)
+        assert 200 <= served <= 240 and statuses.count(429) == 300 - served, served
 
     run(main())
 

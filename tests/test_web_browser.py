@@ -51,6 +51,23 @@ def record_of(server: ServerProcess, code: str, hand: int) -> list[dict]:
     return parse_record(body.decode())
 
 
+def test_a_household_behind_one_address_opens_the_lobby_ten_times_in_a_row(tmp_path, browser):
+    """Every page load asks for each of the client's modules (some 50 requests): under the
+    per-address GET bucket (default 200 at once, 20 a second) they cost little, so ten fresh
+    visitors behind one address (a family, a café, a reload and a second tab) all get a drawn
+    lobby. A module refused with 429 left the page blank: tests waiting 20 s for the lobby
+    failed now and then once the client had grown to 45 files."""
+    with ServerProcess(tmp_path / "db.sqlite3") as srv:  # a full bucket, whatever ran before
+        refused: list[str] = []
+        for visit in range(10):
+            page, errors = new_page(browser)
+            page.on("response", lambda r: refused.append(r.url) if r.status == 429 else None)
+            page.goto(srv.http + "/")
+            page.wait_for_selector("#rules-cap", state="attached", timeout=10_000)
+            assert refused == [] and errors == [], (visit, refused, errors)
+            page.context.close()
+
+
 def test_lobby_form_has_every_setting_with_its_default(server, browser):
     """The form is the server's schema: every game's settings and TableSettings are there."""
     page, errors = new_page(browser)

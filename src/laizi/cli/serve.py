@@ -90,7 +90,9 @@ def serve(
         64.0, help="Megabytes of finished hands' replays and records kept."
     ),
     get_rate: float = typer.Option(
-        20.0, help="GET tokens per second per address (a replay or record costs 5); 0: no limit."
+        20.0,
+        help="GET tokens per second per address (a request costs 1, a replay or record 5, "
+        "one of the client's files 0.05); 0: no limit.",
     ),
     get_burst: float = typer.Option(200.0, help="GET bucket size per address (429 beyond)."),
     message_bytes: int = typer.Option(4096, help="Largest WebSocket message in bytes (≤ 4096)."),

@@ -4,7 +4,8 @@ reads slows a table.
 - :class:`GetLimit`: an ASGI middleware that puts every ``GET`` (and ``HEAD``) under a token bucket
   per client address (an IPv6 address by its /64): ``get_rate`` tokens a second, ``get_burst`` at
   most.  A request costs 1 token; the heavy ones (:data:`HEAVY`: a hand's replay and record, a
-  match's record, a player's statistics) cost :data:`HEAVY_COST`.  Beyond it: ``429 rate_limited``
+  match's record, a player's statistics) cost :data:`HEAVY_COST`; the client's own files
+  (:data:`STATIC`) :data:`STATIC_COST` (:func:`get_cost`).  Beyond it: ``429 rate_limited``
   with ``Retry-After``, answered before any route runs.
 - :class:`ByteCache`: what a finished hand renders to never changes (a room's code is never given
   again, a finished hand is never written again), so its replay frames and its JSON Lines record
@@ -66,11 +67,14 @@ from laizi.server.limits import LimitError
 __all__ = [
     "HEAVY",
     "HEAVY_COST",
+    "STATIC",
+    "STATIC_COST",
     "ByteCache",
     "GetLimit",
     "Readonly",
     "RenderPool",
     "Rendered",
+    "get_cost",
     "readonly_routes",
 ]
 
@@ -84,6 +88,26 @@ its matches' records: ``laizi.server.playerstats``; a room's summary is small, a
 room's is kept: ``laizi.server.summary``)."""
 HEAVY_COST = 5.0
 """Tokens a :data:`HEAVY` request costs (any other GET costs 1)."""
+STATIC = re.compile(r"^/web/")
+"""The client's own files (``laizi.web.routes``: ES modules, styles, sounds), fixed and small."""
+STATIC_COST = 0.05
+"""Tokens a :data:`STATIC` request costs.  One page load asks for every module of the client
+(about 45 files and 7 API reads: about 10 tokens), so the default bucket holds some 20 page loads
+at once (a household or a café behind one address, a reload, a second tab) instead of 4; a flood
+of static requests is still bounded, at ``1 / STATIC_COST`` times the rate."""
+
+
+def get_cost(path: str) -> float:
+    """The tokens a GET of ``path`` costs.
+
+    >>> get_cost("/api/matches/AB12/record"), get_cost("/api/lobby"), get_cost("/web/app.js")
+    (5.0, 1.0, 0.05)
+    """
+    if STATIC.match(path):
+        return STATIC_COST
+    return HEAVY_COST if HEAVY.match(path) else 1.0
+
+
 MAX_CODE = 16
 """A room's code is at most this long (``rooms.code``): a longer one is no room, unread."""
 NO_HAND = "no finished hand with that number in that room"
@@ -159,8 +183,7 @@ class GetLimit:
         if scope["type"] != "http" or scope.get("method") not in ("GET", "HEAD") or not self.rate:
             await self.app(scope, receive, send)
             return
-        cost = HEAVY_COST if HEAVY.match(scope.get("path", "")) else 1.0
-        wait = self.admit(_client_key(scope), cost)
+        wait = self.admit(_client_key(scope), get_cost(scope.get("path", "")))
         if not wait:
             await self.app(scope, receive, send)
             return
