@@ -11,9 +11,9 @@ import json
 import time
 from typing import Any
 
-from laizi.server.readonly import HEAVY, HEAVY_COST, STATIC_COST, GetLimit, get_cost
+from laizi.server.readonly import FILE_COST, HEAVY, HEAVY_COST, GetLimit, get_cost
 from laizi.web.replay import frames
-from laizi.web.routes import STATIC as CLIENT_FILES
+from laizi.web.routes import STATIC
 from tests.limits_helpers import (
     MeasuredTable,
     address,
@@ -187,15 +187,15 @@ LOBBY_READS = (
 
 def page_load() -> list[str]:
     """Every GET of a fresh visitor's lobby: the page, each file of the client, its reads."""
-    files = sorted(p.name for p in CLIENT_FILES.iterdir() if p.is_file() and p.name != "index.html")
+    files = sorted(p.name for p in STATIC.iterdir() if p.is_file() and p.name != "index.html")
     return ["/", *(f"/web/{name}" for name in files), *LOBBY_READS]
 
 
 def test_a_page_load_costs_about_ten_tokens_and_the_clients_files_a_twentieth() -> None:
     loads = page_load()
     assert len(loads) > 45  # the client has grown: at 1 token a file a load would be 50
-    assert get_cost("/web/app.js") == STATIC_COST == 0.05
-    assert get_cost("/web/../api/matches/A/record") == STATIC_COST  # a /web/ path is a file or 404
+    assert get_cost("/web/app.js") == FILE_COST == 0.05
+    assert get_cost("/web/../api/matches/A/record") == FILE_COST  # a /web/ path is a file or 404
     assert get_cost("/api/lobby") == 1.0 and get_cost("/api/matches/A/record") == HEAVY_COST
     assert sum(get_cost(p) for p in loads) < 10
 
@@ -231,6 +231,9 @@ def test_a_flood_of_the_clients_files_is_still_bounded(serve: Any) -> None:
             statuses += [status for status, _ in got]
         served = statuses.count(200)
         assert 200 <= served <= 240 and statuses.count(429) == 300 - served, served
+        # The cheap price buys nothing but a file: a way out of /web/ is no route, only 404.
+        sneak = await fetch(srv.port, "/web/../api/matches/NOSUCH/record", source=address(7))
+        assert sneak[0] == 404 and sneak[1] != "no_record", sneak
 
     run(main())
 

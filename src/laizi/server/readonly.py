@@ -4,9 +4,9 @@ reads slows a table.
 - :class:`GetLimit`: an ASGI middleware that puts every ``GET`` (and ``HEAD``) under a token bucket
   per client address (an IPv6 address by its /64): ``get_rate`` tokens a second, ``get_burst`` at
   most.  A request costs 1 token; the heavy ones (:data:`HEAVY`: a hand's replay and record, a
-  match's record, a player's statistics) cost :data:`HEAVY_COST`; the client's own files
-  (:data:`STATIC`) :data:`STATIC_COST` (:func:`get_cost`).  Beyond it: ``429 rate_limited``
-  with ``Retry-After``, answered before any route runs.
+  match's record, a player's statistics) cost :data:`HEAVY_COST`; the client's own files (under
+  ``laizi.web.routes.FILES_AT``) :data:`FILE_COST` (:func:`get_cost`).  Beyond it:
+  ``429 rate_limited`` with ``Retry-After``, answered before any route runs.
 - :class:`ByteCache`: what a finished hand renders to never changes (a room's code is never given
   again, a finished hand is never written again), so its replay frames and its JSON Lines record
   are kept, encoded, in an LRU bounded by their **bytes** (``replay_cache_mb``); so is a whole
@@ -63,12 +63,12 @@ from starlette.routing import Route
 from laizi.server.errors import normalize
 from laizi.server.http_guard import send_json
 from laizi.server.limits import LimitError
+from laizi.web.routes import FILES_AT
 
 __all__ = [
+    "FILE_COST",
     "HEAVY",
     "HEAVY_COST",
-    "STATIC",
-    "STATIC_COST",
     "ByteCache",
     "GetLimit",
     "Readonly",
@@ -88,13 +88,13 @@ its matches' records: ``laizi.server.playerstats``; a room's summary is small, a
 room's is kept: ``laizi.server.summary``)."""
 HEAVY_COST = 5.0
 """Tokens a :data:`HEAVY` request costs (any other GET costs 1)."""
-STATIC = re.compile(r"^/web/")
-"""The client's own files (``laizi.web.routes``: ES modules, styles, sounds), fixed and small."""
-STATIC_COST = 0.05
-"""Tokens a :data:`STATIC` request costs.  One page load asks for every module of the client
-(about 45 files and 7 API reads: about 10 tokens), so the default bucket holds some 20 page loads
-at once (a household or a café behind one address, a reload, a second tab) instead of 4; a flood
-of static requests is still bounded, at ``1 / STATIC_COST`` times the rate."""
+FILE_COST = 0.05
+"""Tokens a request for one of the client's own files costs (``laizi.web.routes``: ES modules
+and styles, fixed and small).  A page load asks for every module of the client: the page, about
+45 files and 6 API reads cost about 10 tokens, so the default bucket holds some 20 page loads at
+once (a household or a café behind one address, a reload, a second tab) instead of 4; a flood
+of files is still bounded, at ``1 / FILE_COST`` times the rate."""
+_FILES = FILES_AT + "/"
 
 
 def get_cost(path: str) -> float:
@@ -103,8 +103,8 @@ def get_cost(path: str) -> float:
     >>> get_cost("/api/matches/AB12/record"), get_cost("/api/lobby"), get_cost("/web/app.js")
     (5.0, 1.0, 0.05)
     """
-    if STATIC.match(path):
-        return STATIC_COST
+    if path.startswith(_FILES):
+        return FILE_COST
     return HEAVY_COST if HEAVY.match(path) else 1.0
 
 

@@ -15,10 +15,12 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-__all__ = ["STATIC", "routes"]
+__all__ = ["FILES_AT", "STATIC", "routes"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 """The hand-written client: ES modules, CSS and the page (no build step)."""
+FILES_AT = "/web"
+"""Where :data:`STATIC`'s files are served (``/web/app.js``); nothing else is mounted there."""
 
 
 async def _page(request: Request) -> Response:
@@ -43,5 +45,5 @@ def routes() -> list[BaseRoute]:
         Route("/replay/{code}/{number:int}", _page),
         Route("/me", _page),  # a player's profile (profile.js)
         Route("/players/{name}", _page),
-        Mount("/web", StaticFiles(directory=STATIC), name="web"),
+        Mount(FILES_AT, StaticFiles(directory=STATIC), name="web"),
     ]
